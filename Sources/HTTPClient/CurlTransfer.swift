@@ -1,0 +1,72 @@
+import CCurl
+import Foundation
+
+/// One libcurl easy handle and everything that must live as long as it does.
+final class CurlTransfer: @unchecked Sendable {
+    let easy: UnsafeMutableRawPointer
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    var received = Data()
+    let completion: @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
+
+    init?(request: HTTPClientRequest, completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void) {
+        guard let easy = curl_easy_init() else { return nil }
+        self.easy = easy
+        self.completion = completion
+        twobits_easy_setopt_str(easy, CURLOPT_URL, request.url)
+        twobits_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        twobits_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, request.timeoutMilliseconds))
+        twobits_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, min(request.timeoutMilliseconds, 5_000)))
+        // Prefer waiting for a multiplexed HTTP/2 stream over opening another connection.
+        twobits_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        twobits_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
+        switch request.method {
+        case "GET": twobits_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)
+        case "POST": twobits_easy_setopt_long(easy, CURLOPT_POST, 1)
+        default: twobits_easy_setopt_str(easy, CURLOPT_CUSTOMREQUEST, request.method)
+        }
+        if let body = request.body {
+            twobits_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, body.count)
+            body.withUnsafeBytes { raw in
+                _ = twobits_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+            }
+        }
+        // Without this curl sends "Expect: 100-continue" for bodies over 1 KiB and waits a round trip.
+        var list = curl_slist_append(nil, "Expect:")
+        for (name, value) in request.headers { list = curl_slist_append(list, "\(name): \(value)") }
+        headerList = list
+        twobits_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+        twobits_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
+    }
+
+    /// Hands the transfer's own address to curl (write data and private pointer); balanced by `finish`.
+    func attach() {
+        let me = Unmanaged.passRetained(self).toOpaque()
+        twobits_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me)
+        twobits_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me)
+    }
+
+    func finish(_ code: CURLcode) {
+        switch code {
+        case CURLE_OK: finish(.success(HTTPClientResponse(status: twobits_easy_response_code(easy), body: received)))
+        case CURLE_OPERATION_TIMEDOUT: finish(.failure(.timedOut))
+        default: finish(.failure(.connectionFailed(String(cString: curl_easy_strerror(code)))))
+        }
+    }
+
+    func finish(_ result: Result<HTTPClientResponse, HTTPClientError>) {
+        curl_easy_cleanup(easy)
+        curl_slist_free_all(headerList)
+        headerList = nil
+        completion(result)
+    }
+}
+
+private let curlWriteCallback: twobits_curl_write_fn = { ptr, size, count, userdata in
+    let n = size * count
+    guard let ptr, let userdata else { return n }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(userdata).takeUnretainedValue()
+    // A response over 1 MiB is not from DeviceCheck; abort the transfer.
+    if transfer.received.count + n > 1 << 20 { return 0 }
+    transfer.received.append(UnsafeRawPointer(ptr).assumingMemoryBound(to: UInt8.self), count: n)
+    return n
+}

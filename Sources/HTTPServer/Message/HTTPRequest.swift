@@ -1,0 +1,26 @@
+import Foundation
+
+/// A complete HTTP request as the server hands it to a handler.
+public struct HTTPRequest: Sendable {
+    public let method: String
+    /// The path without the query string, percent-decoded by libmicrohttpd.
+    public let path: String
+    /// Query arguments (last value wins).
+    public let query: [String: String]
+    /// Header values keyed by lowercase name (last value wins).
+    public let headers: [String: String]
+    public let body: Data
+    /// Path parameters filled in by the router (`{id}` segments).
+    public var parameters: [String: String] = [:]
+
+    public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: Data = Data()) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A header by case-insensitive name.
+    public func header(_ name: String) -> String? { headers[name.lowercased()] }
+}

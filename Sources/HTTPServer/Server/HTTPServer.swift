@@ -1,0 +1,103 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd that runs async Swift handlers.
+///
+/// libmicrohttpd parses HTTP on a few epoll threads. When a request is complete the connection is
+/// suspended and a Swift task computes the answer; the connection is then resumed and the answer
+/// queued. An awaiting request therefore holds no thread, and every request has a deadline because a
+/// suspended connection never times out by itself.
+public final class HTTPServer: @unchecked Sendable {
+    public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+
+    public let configuration: HTTPServerConfiguration
+    let handler: Handler
+    let oversizedBody: @Sendable (HTTPRequest) -> HTTPResponse
+    let deadlineExpired: @Sendable (HTTPRequest) -> HTTPResponse
+    let shuttingDown: @Sendable () -> HTTPResponse
+
+    private let state = Mutex<State>(State())
+    /// libmicrohttpd's daemon handle; its API is thread-safe.
+    private struct Daemon: @unchecked Sendable { let pointer: OpaquePointer }
+    private struct State {
+        var daemon: Daemon?
+        var port: UInt16 = 0
+        var listenSocket: Int32 = -1
+    }
+    /// Requests handed to Swift and not yet answered, so shutdown can wait for them or answer them.
+    let pending = Mutex<[ObjectIdentifier: RequestContext]>([:])
+
+    /// - Parameters:
+    ///   - oversizedBody: the answer when a body is over `maxBodyBytes` (the request carries no body).
+    ///   - deadlineExpired: the answer when a handler has not finished within the deadline.
+    ///   - shuttingDown: the answer to requests still running when the shutdown grace period ends.
+    public init(configuration: HTTPServerConfiguration,
+                oversizedBody: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(413, "Payload Too Large") },
+                deadlineExpired: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(503, "Service Unavailable") },
+                shuttingDown: @escaping @Sendable () -> HTTPResponse = { .text(503, "Service Unavailable") },
+                handler: @escaping Handler) {
+        self.configuration = configuration
+        self.handler = handler
+        self.oversizedBody = oversizedBody
+        self.deadlineExpired = deadlineExpired
+        self.shuttingDown = shuttingDown
+    }
+
+    /// The bound port (useful when the configuration asked for port 0).
+    public var port: UInt16 { state.withLock { $0.port } }
+
+    /// Binds and starts serving.
+    public func start() throws(HTTPServerError) {
+        var probe = in_addr()
+        guard inet_pton(AF_INET, configuration.host, &probe) == 1 else { throw .invalidAddress(configuration.host) }
+        let flags = twobits_mhd_async_flags()
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let daemon = twobits_mhd_start(
+            flags, configuration.host, configuration.port, accessHandler, me, completedHandler, me,
+            UInt32(max(1, configuration.threads)), UInt32(configuration.maxConnections),
+            UInt32(configuration.connectionTimeoutSeconds), 32 * 1024)
+        guard let daemon else { throw .cannotListen(host: configuration.host, port: configuration.port) }
+        let bound = twobits_mhd_bound_port(daemon)
+        state.withLock { $0.daemon = Daemon(pointer: daemon); $0.port = bound }
+    }
+
+    /// Number of requests being computed right now.
+    public var requestsInFlight: Int { pending.withLock { $0.count } }
+
+    /// Stops accepting connections, lets running requests finish for up to `graceMilliseconds`, answers
+    /// the rest with `shuttingDown`, resumes every suspended connection, and stops the daemon.
+    public func shutdown(graceMilliseconds: Int = 5_000) async {
+        guard let daemon = state.withLock({ s -> Daemon? in defer { s.daemon = nil }; return s.daemon })?.pointer else { return }
+        let listenSocket = MHD_quiesce_daemon(daemon)
+        let deadline = ContinuousClock.now + .milliseconds(graceMilliseconds)
+        while requestsInFlight > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        let leftovers = pending.withLock { p in Array(p.values) }
+        for context in leftovers { context.finish(shuttingDown()) }
+        // Give the daemon threads a moment to write the answers of connections just resumed.
+        try? await Task.sleep(for: .milliseconds(leftovers.isEmpty ? 20 : 200))
+        MHD_stop_daemon(daemon)
+        if listenSocket >= 0 { close(listenSocket) }
+    }
+
+    /// Runs the handler for a suspended connection, racing it against the deadline.
+    func dispatch(_ request: HTTPRequest, context: RequestContext) {
+        let key = ObjectIdentifier(context)
+        pending.withLock { $0[key] = context }
+        let handler = self.handler
+        let deadline = configuration.requestDeadlineMilliseconds
+        let expired = deadlineExpired
+        let timer = Task {
+            try await Task.sleep(for: .milliseconds(deadline))
+            if context.finish(expired(request)) { self.pending.withLock { _ = $0.removeValue(forKey: key) } }
+        }
+        Task {
+            let response = await handler(request)
+            timer.cancel()
+            context.finish(response)
+            self.pending.withLock { _ = $0.removeValue(forKey: key) }
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// Per-request state that libmicrohttpd keeps for us in `con_cls` between calls of the access handler.
+final class RequestContext: @unchecked Sendable {
+    // Touched only from the connection's MHD thread (the access handler runs there).
+    var body = Data()
+    var bodyTooLarge = false
+    var dispatched = false
+    var answered = false
+
+    let connection: OpaquePointer
+    /// The answer, set exactly once by whichever finishes first: the handler, its deadline, or shutdown.
+    private let outcome = Mutex<HTTPResponse?>(nil)
+
+    init(connection: OpaquePointer) { self.connection = connection }
+
+    /// Stores the response and resumes the suspended connection; false when an answer was already given.
+    @discardableResult
+    func finish(_ response: HTTPResponse) -> Bool {
+        let first = outcome.withLock { current -> Bool in
+            guard current == nil else { return false }
+            current = response
+            return true
+        }
+        if first { MHD_resume_connection(connection) }
+        return first
+    }
+
+    /// The stored response, once the connection has been resumed.
+    var response: HTTPResponse? { outcome.withLock { $0 } }
+}

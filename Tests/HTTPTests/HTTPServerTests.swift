@@ -1,0 +1,83 @@
+import Foundation
+import HTTPClient
+import HTTPServer
+import Testing
+
+@Suite struct HTTPServerTests {
+    func withServer(_ configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+                    handler: @escaping HTTPServer.Handler,
+                    _ body: (String, CurlHTTPClient) async throws -> Void) async throws {
+        let server = HTTPServer(configuration: configuration, handler: handler)
+        try server.start()
+        let client = CurlHTTPClient(maxConnectionsPerHost: 256, maxTotalConnections: 512)
+        try await body("http://127.0.0.1:\(server.port)", client)
+        client.shutdown()
+        await server.shutdown(graceMilliseconds: 1_000)
+    }
+
+    @Test func echoesMethodPathQueryHeadersAndBody() async throws {
+        try await withServer(handler: { request in
+            let text = "\(request.method) \(request.path) q=\(request.query["q"] ?? "-") h=\(request.header("X-Test") ?? "-") b=\(String(decoding: request.body, as: UTF8.self))"
+            return .text(201, text)
+        }) { base, client in
+            let response = try await client.send(HTTPClientRequest(method: "POST", url: base + "/a/b?q=1", headers: [("X-Test", "yes")], body: Data("hello".utf8)))
+            #expect(response.status == 201)
+            #expect(response.text == "POST /a/b q=1 h=yes b=hello")
+        }
+    }
+
+    @Test func refusesOversizedBodiesWithoutCallingTheHandler() async throws {
+        var config = HTTPServerConfiguration()
+        config.maxBodyBytes = 1024
+        try await withServer(config, handler: { _ in .text(200, "handled") }) { base, client in
+            let big = try await client.send(HTTPClientRequest(method: "POST", url: base + "/", body: Data(count: 4096)))
+            #expect(big.status == 413)
+            let small = try await client.send(HTTPClientRequest(method: "POST", url: base + "/", body: Data(count: 100)))
+            #expect(small.status == 200)
+        }
+    }
+
+    @Test func answersWithTheDeadlineResponseWhenAHandlerIsSlow() async throws {
+        var config = HTTPServerConfiguration()
+        config.requestDeadlineMilliseconds = 100
+        try await withServer(config, handler: { _ in
+            try? await Task.sleep(for: .seconds(2))
+            return .text(200, "late")
+        }) { base, client in
+            let start = ContinuousClock.now
+            let response = try await client.send(HTTPClientRequest(url: base + "/slow"))
+            #expect(response.status == 503)
+            #expect(ContinuousClock.now - start < .seconds(1))
+        }
+    }
+
+    @Test func holdsManyConcurrentRequestsWithoutAThreadEach() async throws {
+        try await withServer(handler: { _ in
+            try? await Task.sleep(for: .milliseconds(200))
+            return .text(200, "ok")
+        }) { base, client in
+            let start = ContinuousClock.now
+            let statuses = await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<500 {
+                    group.addTask { (try? await client.send(HTTPClientRequest(url: base + "/wait")))?.status ?? -1 }
+                }
+                return await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.allSatisfy { $0 == 200 })
+            // 500 requests of 200 ms each, all at once: far less than the 100 s a serial server would need.
+            #expect(ContinuousClock.now - start < .seconds(10))
+        }
+    }
+
+    @Test func routerMatchesParametersAndReportsAllowedMethods() {
+        var router = Router<String>()
+        router.add("POST", "/v1/promotions/{id}/claim", "claim")
+        router.add("GET", "/healthz", "health")
+        if case .found(let route, let parameters) = router.match(method: "POST", path: "/v1/promotions/spring/claim") {
+            #expect(route.handler == "claim")
+            #expect(parameters == ["id": "spring"])
+        } else { Issue.record("no match") }
+        if case .methodNotAllowed(let allowed) = router.match(method: "POST", path: "/healthz") { #expect(allowed == ["GET"]) } else { Issue.record("expected 405") }
+        if case .notFound = router.match(method: "GET", path: "/nope") {} else { Issue.record("expected 404") }
+    }
+}
