@@ -1,1 +1,6 @@
-print("x")
+import Foundation
+
+// `twobits <command>`: serve, sandbox, apikey, keys, admin.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let status = await TwoBitsCommand.run(arguments)
+exit(status)

@@ -1,0 +1,162 @@
+import Foundation
+import HTTPClient
+import TwoBitsCrypto
+
+/// Calls Apple's DeviceCheck endpoints (or the sandbox) over libcurl.
+///
+/// Every call: waits for a slot under `maxInFlight`, sends the exact body Apple documents with the
+/// shared developer token, re-signs once on 401, retries transient failures with capped exponential
+/// backoff and full jitter, and gives up at the call's deadline with a typed error.
+public final class AppleDeviceCheckClient: DeviceCheckAPI {
+    public let configuration: AppleClientConfiguration
+    public let tokens: DeveloperTokenProvider
+    private let http: CurlHTTPClient
+    private let limiter: InFlightLimiter
+    private let observer: (any AppleCallObserver)?
+
+    public init(configuration: AppleClientConfiguration, tokens: DeveloperTokenProvider, observer: (any AppleCallObserver)? = nil) {
+        self.configuration = configuration
+        self.tokens = tokens
+        self.http = CurlHTTPClient(maxConnectionsPerHost: configuration.maxConnections,
+                                   maxTotalConnections: max(configuration.maxConnections * 2, 16))
+        self.limiter = InFlightLimiter(limit: configuration.maxInFlight)
+        self.observer = observer
+    }
+
+    deinit { http.shutdown() }
+
+    public func validate(_ token: DeviceToken) async throws(DeviceCheckError) {
+        _ = try await call(.validate, token: token, bits: nil)
+    }
+
+    public func query(_ token: DeviceToken) async throws(DeviceCheckError) -> QueryResult {
+        let body = try await call(.query, token: token, bits: nil).body
+        return try Self.parseQuery(body)
+    }
+
+    @discardableResult
+    public func update(_ token: DeviceToken, bits: Bits) async throws(DeviceCheckError) -> String {
+        try await call(.update, token: token, bits: bits).transactionID
+    }
+
+    /// Reads a 200 answer to a query: Apple's "not found" text, or the JSON state.
+    static func parseQuery(_ body: Data) throws(DeviceCheckError) -> QueryResult {
+        let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text == AppleResponseBody.bitStateNotFound || text == AppleResponseBody.bitStateNotFoundDocumented { return .neverSet }
+        guard let json = JSONValue.parse(body),
+              let bit0 = json["bit0"]?.boolValue, let bit1 = json["bit1"]?.boolValue,
+              let month = json["last_update_time"]?.stringValue.flatMap(YearMonth.init)
+        else { throw .unavailable(.unparseable("query answered 200 with an unrecognised body")) }
+        return .state(BitState(bits: Bits(bit0: bit0, bit1: bit1), lastUpdated: month))
+    }
+
+    struct Answer {
+        let body: Data
+        let transactionID: String
+    }
+
+    private func call(_ endpoint: AppleEndpoint, token: DeviceToken, bits: Bits?) async throws(DeviceCheckError) -> Answer {
+        let deadline = ContinuousClock.now + .milliseconds(configuration.timeoutMilliseconds)
+        guard await limiter.acquire(timeoutMilliseconds: configuration.timeoutMilliseconds) else {
+            observer?.appleCall(endpoint: endpoint, outcome: TransientFailure.overloaded.label, seconds: 0)
+            throw .unavailable(.overloaded)
+        }
+        defer { limiter.release() }
+
+        var attempt = 0
+        var resigned = false
+        while true {
+            attempt += 1
+            let remaining = Self.milliseconds(until: deadline)
+            let transactionID = SecureRandom.uuid()
+            let developerToken = tokens.current()
+            let outcome = await attemptOnce(endpoint, token: token, bits: bits, developerToken: developerToken,
+                                            transactionID: transactionID, timeoutMilliseconds: remaining)
+            switch outcome {
+            case .success(let body):
+                return Answer(body: body, transactionID: transactionID)
+            case .failure(.rejected(401, _)) where !resigned:
+                // The token may have expired or the key been rotated: sign anew once, then give up.
+                resigned = true
+                tokens.invalidate(developerToken)
+                continue
+            case .failure(.unavailable(let failure)):
+                let backoff = Self.backoff(attempt: attempt, initial: configuration.initialBackoffMilliseconds, cap: configuration.maxBackoffMilliseconds)
+                // Retry only when the wait and a minimal attempt still fit in the deadline.
+                guard Self.milliseconds(until: deadline) > backoff + 20 else { throw .unavailable(failure) }
+                try? await Task.sleep(for: .milliseconds(backoff))
+            case .failure(let error):
+                throw error
+            }
+        }
+    }
+
+    private func attemptOnce(_ endpoint: AppleEndpoint, token: DeviceToken, bits: Bits?, developerToken: DeveloperToken,
+                             transactionID: String, timeoutMilliseconds: Int) async -> Result<Data, DeviceCheckError> {
+        let body = AppleRequestBody(deviceToken: token.base64, transactionID: transactionID,
+                                    timestamp: Int64(Date().timeIntervalSince1970 * 1000), bit0: bits?.bit0, bit1: bits?.bit1)
+        let request = HTTPClientRequest(
+            method: "POST", url: configuration.baseURL + endpoint.path,
+            headers: [("Authorization", "Bearer " + developerToken.jwt), ("Content-Type", "application/json")],
+            body: body.encoded(), timeoutMilliseconds: max(1, timeoutMilliseconds))
+        let started = ContinuousClock.now
+        let result: Result<Data, DeviceCheckError>
+        do {
+            let response = try await http.send(request)
+            result = Self.classify(endpoint, status: response.status, body: response.body)
+        } catch {
+            switch error {
+            case .timedOut: result = .failure(.unavailable(.timedOut))
+            case .connectionFailed(let m): result = .failure(.unavailable(.connectionFailed(m)))
+            case .shutDown: result = .failure(.unavailable(.connectionFailed("client shut down")))
+            }
+        }
+        if let observer {
+            let elapsed = ContinuousClock.now - started
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            observer.appleCall(endpoint: endpoint, outcome: Self.outcomeLabel(endpoint, result), seconds: seconds)
+        }
+        return result
+    }
+
+    /// Maps an HTTP answer onto the three error classes.
+    static func classify(_ endpoint: AppleEndpoint, status: Int, body: Data) -> Result<Data, DeviceCheckError> {
+        let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        switch status {
+        case 200:
+            if endpoint == .query {
+                do { _ = try parseQuery(body) } catch { return .failure(error) }
+            }
+            return .success(body)
+        case 400 where text.hasPrefix(AppleResponseBody.badDeviceToken):
+            return .failure(.invalidDeviceToken)
+        case 429:
+            return .failure(.unavailable(.throttled))
+        case 500...599:
+            return .failure(.unavailable(.serverError(status)))
+        case 400...499:
+            return .failure(.rejected(status: status, body: String(text.prefix(200))))
+        default:
+            return .failure(.unavailable(.unparseable("unexpected status \(status)")))
+        }
+    }
+
+    private static func outcomeLabel(_ endpoint: AppleEndpoint, _ result: Result<Data, DeviceCheckError>) -> String {
+        switch result {
+        case .success(let body): return endpoint == .query && (try? parseQuery(body)) == .neverSet ? "not_found" : "ok"
+        case .failure(.invalidDeviceToken): return "invalid_device_token"
+        case .failure(.rejected): return "rejected"
+        case .failure(.unavailable(let f)): return f.label
+        }
+    }
+
+    static func backoff(attempt: Int, initial: Int, cap: Int) -> Int {
+        let ceiling = min(cap, initial << min(attempt - 1, 16))
+        return Int.random(in: 0...max(1, ceiling))
+    }
+
+    static func milliseconds(until deadline: ContinuousClock.Instant) -> Int {
+        let left = deadline - ContinuousClock.now
+        return max(0, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+    }
+}

@@ -1,0 +1,52 @@
+/// Why a DeviceCheck call produced no usable answer, in three classes that callers treat differently.
+public enum DeviceCheckError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Apple says the device token is missing, malformed, unknown, or from the other environment's app.
+    /// The client's fault: answer 400.
+    case invalidDeviceToken
+    /// Apple rejected our credentials, environment or request (400 authorization body, 401 after one
+    /// re-sign, 403, other 4xx). An operator must act: answer 502 and log loudly.
+    case rejected(status: Int, body: String)
+    /// No trustworthy answer (429, 5xx, timeout, connection failure, unparseable 200, too many calls
+    /// waiting). Never read as "device is clear": answer 503 with Retry-After.
+    case unavailable(TransientFailure)
+
+    public var description: String {
+        switch self {
+        case .invalidDeviceToken: return "Apple rejected the device token"
+        case .rejected(let status, let body): return "Apple rejected our request (\(status) \(body.prefix(120)))"
+        case .unavailable(let failure): return "Apple unavailable: \(failure)"
+        }
+    }
+}
+
+/// The transient failures; retried with backoff inside the call's deadline before they surface.
+public enum TransientFailure: Sendable, Equatable, CustomStringConvertible {
+    case throttled
+    case serverError(Int)
+    case timedOut
+    case connectionFailed(String)
+    case unparseable(String)
+    /// The cap on calls in flight was reached and no slot freed up within the deadline.
+    case overloaded
+
+    /// A label for metrics.
+    public var label: String {
+        switch self {
+        case .throttled: return "throttled"
+        case .serverError: return "server_error"
+        case .timedOut: return "timeout"
+        case .connectionFailed: return "connection_failed"
+        case .unparseable: return "unparseable"
+        case .overloaded: return "overloaded"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .serverError(let s): return "server error \(s)"
+        case .connectionFailed(let m): return "connection failed: \(m)"
+        case .unparseable(let m): return "unparseable answer: \(m)"
+        default: return label
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// A calendar month in UTC, Apple's `last_update_time` precision ("YYYY-MM").
+public struct YearMonth: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
+    public let year: Int
+    public let month: Int
+
+    public init?(year: Int, month: Int) {
+        guard (1...12).contains(month), (1970...9999).contains(year) else { return nil }
+        self.year = year
+        self.month = month
+    }
+
+    /// Parses exactly "YYYY-MM".
+    public init?(_ text: String) {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[0].count == 4, parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let y = Int(parts[0]), let m = Int(parts[1]) else { return nil }
+        self.init(year: y, month: m)
+    }
+
+    /// The month containing `date` in UTC.
+    public init(containing date: Date) {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month], from: date)
+        self.year = c.year!
+        self.month = c.month!
+    }
+
+    /// Months from `other` to `self` (positive when `self` is later).
+    public func months(since other: YearMonth) -> Int { (year - other.year) * 12 + (month - other.month) }
+
+    /// This month plus `count` months (negative goes back).
+    public func adding(months count: Int) -> YearMonth {
+        let index = year * 12 + (month - 1) + count
+        return YearMonth(year: index / 12, month: index % 12 + 1)!
+    }
+
+    public var description: String { String(format: "%04d-%02d", year, month) }
+
+    public static func < (a: YearMonth, b: YearMonth) -> Bool { (a.year, a.month) < (b.year, b.month) }
+
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let value = YearMonth(text) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected YYYY-MM, got \(text)"))
+        }
+        self = value
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(description)
+    }
+}

@@ -1,0 +1,77 @@
+import DeviceCheck
+import Foundation
+import Storage
+
+extension BitPolicy {
+    func requireBanMeaning() throws(PolicyError) {
+        guard layout.hasBanMeaning else { throw .notEnabled("bans need a ban bit or the reinstall counter; the layout is \(layout)") }
+    }
+
+    /// The bits that mean banned (or not) under the layout, starting from `base`.
+    func bits(_ base: Bits, banned: Bool) -> Bits {
+        switch layout {
+        case .reinstallCounter: return Bits(counter: banned ? 3 : 0)
+        case .roles:
+            var bits = base
+            if let b = layout.banBit { bits[b] = banned }
+            return bits
+        case .none: return base
+        }
+    }
+
+    /// Bans or unbans the physical device behind `token` now.
+    public func setBanned(_ banned: Bool, token: DeviceToken, reason: String?, client: String) async throws(PolicyError) -> BanOutcome {
+        try requireBanMeaning()
+        let meaning = meaning(of: try await query(token))
+        try await write(token, bits: bits(baseBits(for: meaning), banned: banned), before: meaning, audit: AuditEvent(
+            client: client, action: banned ? "ban" : "unban", result: "ok", reason: reason))
+        return BanOutcome(banned: banned, applied: true)
+    }
+
+    /// Orders a ban or unban for an install id, applied when that install next shows a device token.
+    public func orderPending(_ kind: PendingDeviceAction.Kind, installID: String, reason: String?, client: String) throws(PolicyError) -> BanOutcome {
+        try requireBanMeaning()
+        do {
+            try ledger.setPendingAction(PendingDeviceAction(installID: installID, kind: kind, reason: reason, client: client, createdAt: now()))
+        } catch { throw .storage(error) }
+        try record(AuditEvent(at: now(), client: client, action: "\(kind.rawValue).pending", subject: installID, result: "pending", reason: reason))
+        return BanOutcome(banned: kind == .ban, applied: false)
+    }
+
+    /// Applies a pending order for `installID` to the device's bits, audits it, and removes it.
+    /// Returns the device's meaning after the write and what was applied; nil when nothing was pending.
+    public func applyPending(installID: String, token: DeviceToken, meaning: DeviceMeaning, client: String) async throws(PolicyError) -> (DeviceMeaning, PendingDeviceAction.Kind)? {
+        guard layout.hasBanMeaning else { return nil }
+        let pending: PendingDeviceAction?
+        do { pending = try ledger.pendingAction(installID: installID) } catch { throw .storage(error) }
+        guard let pending else { return nil }
+        let newBits = bits(baseBits(for: meaning), banned: pending.kind == .ban)
+        try await write(token, bits: newBits, before: meaning, audit: AuditEvent(
+            client: client, action: "\(pending.kind.rawValue).applied", subject: installID, result: "ok",
+            reason: [pending.reason, "ordered by \(pending.client)"].compactMap { $0 }.joined(separator: "; ")))
+        do { try ledger.removePendingAction(installID: installID) } catch { throw .storage(error) }
+        let after = self.meaning(of: .state(BitState(bits: newBits, lastUpdated: currentMonth)))
+        return (after, pending.kind)
+    }
+
+    /// Validates the token and, when the layout can say so, refuses banned devices, after applying any
+    /// pending order for `installID`. One Apple call when nothing is pending: a query when the layout
+    /// has a ban meaning (it validates too), a validate otherwise.
+    public func admit(token: DeviceToken, installID: String?, client: String) async throws(PolicyError) -> DeviceMeaning? {
+        guard layout.hasBanMeaning else {
+            try await validate(token)
+            return nil
+        }
+        var meaning = meaning(of: try await query(token))
+        if let installID, let (after, _) = try await applyPending(installID: installID, token: token, meaning: meaning, client: client) {
+            meaning = after
+        }
+        if meaning.banned { throw .deviceBanned }
+        return meaning
+    }
+
+    /// The raw state and its meaning, for admins.
+    public func inspect(token: DeviceToken) async throws(PolicyError) -> DeviceMeaning {
+        meaning(of: try await query(token))
+    }
+}

@@ -1,0 +1,16 @@
+import DeviceCheck
+import Storage
+
+/// Why a policy operation did not happen.
+public enum PolicyError: Error, Sendable {
+    /// Apple gave no usable answer (bad token, our credentials, or transient).
+    case apple(DeviceCheckError)
+    /// The layout has no meaning for this operation; the message names the layout.
+    case notEnabled(String)
+    case unknownPromotion(String)
+    case promotionNotActive(id: String, starts: YearMonth, ends: YearMonth?)
+    /// The device has claimed this promotion; the month of the claim.
+    case alreadyClaimed(YearMonth)
+    case deviceBanned
+    case storage(StorageError)
+}

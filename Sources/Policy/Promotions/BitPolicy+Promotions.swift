@@ -1,0 +1,53 @@
+import DeviceCheck
+import Storage
+
+extension BitPolicy {
+    /// The promotion by id, checked to be usable now.
+    func promotion(_ id: String) throws(PolicyError) -> Promotion {
+        guard !layout.promotionBits.isEmpty else {
+            throw .notEnabled("the bit layout \(layout) has no promotion bit")
+        }
+        guard let promotion = configuration.promotions.first(where: { $0.id == id }) else { throw .unknownPromotion(id) }
+        return promotion
+    }
+
+    /// Claims `promotionID` for the device: one claim per physical device per campaign.
+    ///
+    /// - Parameters:
+    ///   - beforeWrite: called with a description of the write just before it is sent to Apple, so the
+    ///     caller can record the intent durably (idempotency across crashes).
+    ///   - resuming: true when an earlier attempt of this same request recorded its intent and may have
+    ///     written already; a claim found in place is then this request's own, and answered as success.
+    public func claim(_ promotionID: String, token: DeviceToken, client: String, resuming: Bool = false,
+                      beforeWrite: @Sendable (String) throws(PolicyError) -> Void = { _ throws(PolicyError) in }) async throws(PolicyError) -> ClaimOutcome {
+        let promotion = try promotion(promotionID)
+        let month = currentMonth
+        guard promotion.isActive(in: month) else {
+            throw .promotionNotActive(id: promotion.id, starts: promotion.starts, ends: promotion.ends)
+        }
+        let meaning = meaning(of: try await query(token))
+        if meaning.banned { throw .deviceBanned }
+        if let claim = meaning.claims.first(where: { $0.promotionID == promotion.id }) {
+            if resuming { return ClaimOutcome(promotionID: promotion.id, claimedMonth: claim.month, transactionID: nil) }
+            throw .alreadyClaimed(claim.month)
+        }
+        var bits = baseBits(for: meaning)
+        bits[promotion.bit] = true
+        try beforeWrite("promotion.claim \(promotion.id) bit\(promotion.bit) -> \(bits) token:\(token.shortDigest)")
+        let transaction = try await write(token, bits: bits, before: meaning, audit: AuditEvent(
+            client: client, action: "promotion.claim", subject: promotion.id, result: "ok"))
+        return ClaimOutcome(promotionID: promotion.id, claimedMonth: month, transactionID: transaction)
+    }
+
+    /// Whether the device could claim now; reads only.
+    public func eligibility(_ promotionID: String, token: DeviceToken) async throws(PolicyError) -> Eligibility {
+        let promotion = try promotion(promotionID)
+        let meaning = meaning(of: try await query(token))
+        if meaning.banned { throw .deviceBanned }
+        if let claim = meaning.claims.first(where: { $0.promotionID == promotion.id }) {
+            return Eligibility(eligible: false, reason: .alreadyClaimed, claimedMonth: claim.month)
+        }
+        guard promotion.isActive(in: currentMonth) else { return Eligibility(eligible: false, reason: .promotionNotActive, claimedMonth: nil) }
+        return Eligibility(eligible: true, reason: .eligible, claimedMonth: nil)
+    }
+}

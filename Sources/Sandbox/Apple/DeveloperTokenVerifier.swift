@@ -1,0 +1,40 @@
+import DeviceCheck
+import Foundation
+import TwoBitsCrypto
+
+/// Checks a developer JWT the way Apple does, and says which of Apple's answers a failure gets.
+struct DeveloperTokenVerifier: Sendable {
+    let teamID: String
+    let keyID: String
+    let publicKey: P256PublicKey
+    let maxAgeSeconds: Int
+
+    enum Failure: Error, Equatable {
+        /// 400 "Missing or badly formatted authorization token"
+        case malformed
+        /// 401 "Unable to verify authorization token"
+        case unverified
+        /// 401 expired
+        case expired
+    }
+
+    /// Verifies `Authorization: Bearer <jwt>`; returns the JWT on success.
+    func verify(authorization: String?, now: Date) -> Result<String, Failure> {
+        guard let authorization, authorization.hasPrefix("Bearer ") else { return .failure(.malformed) }
+        let jwt = String(authorization.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        guard let parts = JWS.decode(jwt),
+              parts.header["alg"]?.stringValue == "ES256",
+              let kid = parts.header["kid"]?.stringValue,
+              let iss = parts.claims["iss"]?.stringValue,
+              let iat = parts.claims["iat"]?.intValue
+        else { return .failure(.malformed) }
+        guard kid == keyID, iss == teamID else { return .failure(.unverified) }
+        guard parts.signature.count == 64, publicKey.verifyES256(signature: parts.signature, message: parts.signingInput) else {
+            return .failure(.unverified)
+        }
+        let nowSeconds = Int64(now.timeIntervalSince1970)
+        if iat > nowSeconds + 60 { return .failure(.unverified) }
+        if nowSeconds - iat > Int64(maxAgeSeconds) { return .failure(.expired) }
+        return .success(jwt)
+    }
+}

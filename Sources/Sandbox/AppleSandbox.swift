@@ -1,0 +1,53 @@
+import DeviceCheck
+import Foundation
+import HTTPServer
+import TwoBitsCrypto
+
+/// An emulator of Apple's DeviceCheck endpoints, as strict as Apple, with control endpoints under
+/// `/sandbox/v1/` to create devices, mint tokens, seed bits, inject faults and read counters.
+///
+/// Runs in-process (tests) or as `twobits sandbox` (developers, benchmarks). The same control
+/// operations are available as Swift methods.
+public final class AppleSandbox: Sendable {
+    public let configuration: SandboxConfiguration
+    let state: SandboxState
+    let verifier: DeveloperTokenVerifier
+    private let server: HTTPServer
+    let now: @Sendable () -> Date
+
+    public init(configuration: SandboxConfiguration, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.configuration = configuration
+        self.now = now
+        let state = SandboxState(latencyMilliseconds: configuration.latencyMilliseconds)
+        self.state = state
+        self.verifier = DeveloperTokenVerifier(teamID: configuration.teamID, keyID: configuration.keyID,
+                                               publicKey: configuration.publicKey, maxAgeSeconds: configuration.maxTokenAgeSeconds)
+        let router = SandboxRouter()
+        var serverConfiguration = HTTPServerConfiguration(host: configuration.host, port: configuration.port, threads: 2)
+        serverConfiguration.requestDeadlineMilliseconds = 300_000
+        serverConfiguration.maxBodyBytes = 1 << 20
+        let box = SandboxBox()
+        self.server = HTTPServer(configuration: serverConfiguration) { request in
+            guard let sandbox = box.sandbox else { return .text(503, "starting") }
+            return await router.handle(request, sandbox: sandbox)
+        }
+        box.sandbox = self
+    }
+
+    /// Starts listening; returns the base URL to give the Apple client.
+    @discardableResult
+    public func start() throws(HTTPServerError) -> String {
+        try server.start()
+        return baseURL
+    }
+
+    public var port: UInt16 { server.port }
+    public var baseURL: String { "http://\(configuration.host == "0.0.0.0" ? "127.0.0.1" : configuration.host):\(server.port)" }
+
+    public func shutdown() async { await server.shutdown(graceMilliseconds: 500) }
+}
+
+/// Breaks the init-time cycle between the server's handler and the sandbox that owns the server.
+final class SandboxBox: @unchecked Sendable {
+    weak var sandbox: AppleSandbox?
+}

@@ -1,0 +1,67 @@
+import DeviceCheck
+import Foundation
+import TwoBitsCrypto
+
+extension AppleSandbox {
+    /// Creates a simulated device and returns its id.
+    @discardableResult
+    public func createDevice() -> String {
+        let id = "dev_" + SecureRandom.bytes(8).hexString
+        state.withLock { $0.devices[id] = SimulatedDevice(id: id) }
+        return id
+    }
+
+    /// Mints a fresh opaque device token for a device: 2,500-3,500 base64 characters, never the same twice.
+    /// nil when the device does not exist.
+    public func mintToken(for deviceID: String, environment: AppleEnvironment? = nil) -> String? {
+        let length = Int.random(in: 625...875) * 3 // 1,875-2,625 bytes → 2,500-3,500 base64 characters
+        let token = SecureRandom.bytes(length).base64EncodedString()
+        let env = environment ?? configuration.environment
+        return state.withLock { s in
+            guard s.devices[deviceID] != nil else { return nil }
+            s.tokens[token] = (deviceID, env)
+            return token
+        }
+    }
+
+    /// A device's current state, or nil when unknown.
+    public func device(_ id: String) -> SimulatedDevice? { state.withLock { $0.devices[id] } }
+
+    /// The device a token was minted for.
+    public func deviceID(forToken token: String) -> String? { state.withLock { $0.tokens[token]?.device } }
+
+    /// Sets a device's bits and month directly (nil month: never set). False when the device is unknown.
+    @discardableResult
+    public func seed(_ id: String, bits: Bits, lastUpdated: YearMonth?) -> Bool {
+        state.withLock { s in
+            guard s.devices[id] != nil else { return false }
+            s.devices[id]!.bits = bits
+            s.devices[id]!.lastUpdated = lastUpdated
+            return true
+        }
+    }
+
+    /// Queues a fault for the next `fault.count` matching calls.
+    public func inject(_ fault: Fault) { state.withLock { $0.faults.append(fault) } }
+
+    /// Removes all queued faults.
+    public func clearFaults() { state.withLock { $0.faults.removeAll() } }
+
+    /// Delay added to every answer of Apple's endpoints.
+    public var latencyMilliseconds: Int {
+        get { state.withLock { $0.latencyMilliseconds } }
+        set { state.withLock { $0.latencyMilliseconds = max(0, newValue) } }
+    }
+
+    public func setLatency(milliseconds: Int) { state.withLock { $0.latencyMilliseconds = max(0, milliseconds) } }
+
+    public var counters: SandboxCounters { state.withLock { $0.counters } }
+
+    /// Zeroes the counters (devices and tokens are kept).
+    public func resetCounters() {
+        state.withLock { s in
+            s.counters = SandboxCounters()
+            s.developerTokenDigests.removeAll()
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import DeviceCheck
+import Foundation
+import HTTPServer
+import TwoBitsCrypto
+
+/// The control API over HTTP (`/sandbox/v1/...`), documented in docs/sandbox.md.
+extension AppleSandbox {
+    struct DeviceView: Encodable {
+        let deviceID: String
+        let bit0: Bool
+        let bit1: Bool
+        let lastUpdateTime: String?
+        let updates: Int
+
+        init(_ d: SimulatedDevice) {
+            deviceID = d.id
+            bit0 = d.bits.bit0
+            bit1 = d.bits.bit1
+            lastUpdateTime = d.lastUpdated?.description
+            updates = d.updates
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case deviceID = "device_id", bit0, bit1, lastUpdateTime = "last_update_time", updates
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(deviceID, forKey: .deviceID)
+            try c.encode(bit0, forKey: .bit0)
+            try c.encode(bit1, forKey: .bit1)
+            try c.encode(lastUpdateTime, forKey: .lastUpdateTime) // null when never set
+            try c.encode(updates, forKey: .updates)
+        }
+    }
+
+    private func controlError(_ status: Int, _ message: String) -> HTTPResponse {
+        .json(status, ["error": message])
+    }
+
+    func controlCreateDevice(_ request: HTTPRequest) -> HTTPResponse {
+        let id = createDevice()
+        return .json(201, DeviceView(device(id)!))
+    }
+
+    func controlReadDevice(_ request: HTTPRequest) -> HTTPResponse {
+        guard let d = device(request.parameters["id"] ?? "") else { return controlError(404, "unknown device") }
+        return .json(200, DeviceView(d))
+    }
+
+    func controlSeedDevice(_ request: HTTPRequest) -> HTTPResponse {
+        let id = request.parameters["id"] ?? ""
+        guard var current = device(id) else { return controlError(404, "unknown device") }
+        guard let body = JSONValue.parse(request.body)?.objectValue else { return controlError(400, "body must be a JSON object") }
+        if let v = body["bit0"] { guard let b = v.boolValue else { return controlError(400, "bit0 must be a boolean") }; current.bits.bit0 = b }
+        if let v = body["bit1"] { guard let b = v.boolValue else { return controlError(400, "bit1 must be a boolean") }; current.bits.bit1 = b }
+        if let v = body["last_update_time"] {
+            if v == .null { current.lastUpdated = nil } else {
+                guard let month = v.stringValue.flatMap(YearMonth.init) else { return controlError(400, "last_update_time must be YYYY-MM or null") }
+                current.lastUpdated = month
+            }
+        }
+        seed(id, bits: current.bits, lastUpdated: current.lastUpdated)
+        return .json(200, DeviceView(device(id)!))
+    }
+
+    func controlMintTokens(_ request: HTTPRequest) -> HTTPResponse {
+        let id = request.parameters["id"] ?? ""
+        let body = JSONValue.parse(request.body)?.objectValue ?? [:]
+        let count = Int(body["count"]?.intValue ?? 1)
+        guard (1...10_000).contains(count) else { return controlError(400, "count must be 1-10000") }
+        var environment: AppleEnvironment?
+        if let e = body["environment"]?.stringValue {
+            guard let env = AppleEnvironment(rawValue: e) else { return controlError(400, "environment must be production or development") }
+            environment = env
+        }
+        var tokens: [String] = []
+        for _ in 0..<count {
+            guard let t = mintToken(for: id, environment: environment) else { return controlError(404, "unknown device") }
+            tokens.append(t)
+        }
+        if body["count"] == nil { return .json(201, ["device_token": tokens[0]]) }
+        return .json(201, ["device_tokens": tokens])
+    }
+
+    func controlInjectFault(_ request: HTTPRequest) -> HTTPResponse {
+        guard let fault = try? JSONDecoder().decode(Fault.self, from: request.body) else {
+            return controlError(400, #"expected {"kind":"status|timeout|drop","count":N,"status"?,"endpoint"?,"delay_ms"?}"#)
+        }
+        if let e = fault.endpoint, AppleEndpoint(rawValue: e) == nil { return controlError(400, "unknown endpoint \(e)") }
+        inject(fault)
+        return .json(201, fault)
+    }
+
+    func controlSetLatency(_ request: HTTPRequest) -> HTTPResponse {
+        guard let ms = JSONValue.parse(request.body)?["milliseconds"]?.intValue, ms >= 0, ms <= 600_000 else {
+            return controlError(400, #"expected {"milliseconds": 0-600000}"#)
+        }
+        setLatency(milliseconds: Int(ms))
+        return .json(200, ["milliseconds": ms])
+    }
+}

@@ -1,0 +1,42 @@
+import DeviceCheck
+import Foundation
+import HTTPServer
+
+/// Routes the sandbox's HTTP requests: Apple's three endpoints and the control API.
+struct SandboxRouter: Sendable {
+    typealias Handler = @Sendable (AppleSandbox, HTTPRequest) async -> HTTPResponse
+    let router: Router<Handler>
+
+    init() {
+        var r = Router<Handler>()
+        for endpoint in AppleEndpoint.allCases {
+            r.add("POST", endpoint.path) { sandbox, request in await sandbox.answerApple(endpoint, request) }
+        }
+        r.add("POST", "/sandbox/v1/devices") { sandbox, request in sandbox.controlCreateDevice(request) }
+        r.add("GET", "/sandbox/v1/devices/{id}") { sandbox, request in sandbox.controlReadDevice(request) }
+        r.add("PUT", "/sandbox/v1/devices/{id}") { sandbox, request in sandbox.controlSeedDevice(request) }
+        r.add("POST", "/sandbox/v1/devices/{id}/tokens") { sandbox, request in sandbox.controlMintTokens(request) }
+        r.add("POST", "/sandbox/v1/faults") { sandbox, request in sandbox.controlInjectFault(request) }
+        r.add("DELETE", "/sandbox/v1/faults") { sandbox, _ in sandbox.clearFaults(); return .json(200, ["faults": 0]) }
+        r.add("PUT", "/sandbox/v1/latency") { sandbox, request in sandbox.controlSetLatency(request) }
+        r.add("GET", "/sandbox/v1/counters") { sandbox, _ in .json(200, sandbox.counters) }
+        r.add("DELETE", "/sandbox/v1/counters") { sandbox, _ in sandbox.resetCounters(); return .json(200, sandbox.counters) }
+        r.add("GET", "/sandbox/v1/healthz") { _, _ in .json(200, ["status": "ok"]) }
+        router = r
+    }
+
+    func handle(_ request: HTTPRequest, sandbox: AppleSandbox) async -> HTTPResponse {
+        switch router.match(method: request.method, path: request.path) {
+        case .found(let route, let parameters):
+            var request = request
+            request.parameters = parameters
+            return await route.handler(sandbox, request)
+        case .methodNotAllowed(let allowed):
+            var response = HTTPResponse.text(405, AppleResponseBody.methodNotAllowed)
+            response.headers.append(("Allow", allowed.joined(separator: ", ")))
+            return response
+        case .notFound:
+            return .text(404, "Not Found")
+        }
+    }
+}

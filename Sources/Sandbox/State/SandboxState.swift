@@ -1,0 +1,38 @@
+import DeviceCheck
+import Foundation
+import Synchronization
+import TwoBitsCrypto
+
+/// Everything the sandbox remembers, behind one lock.
+final class SandboxState: Sendable {
+    struct Storage {
+        var devices: [String: SimulatedDevice] = [:]
+        /// device token text → (device id, environment it was minted for)
+        var tokens: [String: (device: String, environment: AppleEnvironment)] = [:]
+        var faults: [Fault] = []
+        var counters = SandboxCounters()
+        var developerTokenDigests: Set<String> = []
+        var latencyMilliseconds = 0
+    }
+
+    let storage: Mutex<Storage>
+
+    init(latencyMilliseconds: Int) {
+        var s = Storage()
+        s.latencyMilliseconds = latencyMilliseconds
+        storage = Mutex(s)
+    }
+
+    func withLock<T>(_ body: (inout Storage) -> T) -> T { storage.withLock { body(&$0) } }
+
+    /// Takes the next fault that applies to `endpoint`, consuming one of its count.
+    func nextFault(for endpoint: String) -> Fault? {
+        withLock { s in
+            guard let index = s.faults.firstIndex(where: { $0.endpoint == nil || $0.endpoint == endpoint }) else { return nil }
+            let fault = s.faults[index]
+            s.faults[index].count -= 1
+            if s.faults[index].count <= 0 { s.faults.remove(at: index) }
+            return fault
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// One entry of the audit trail: every bit write and every admin action.
+/// Holds at most a short SHA-256 prefix of a device token, never the token.
+public struct AuditEvent: Sendable, Equatable, Codable {
+    public var id: Int64
+    public var at: Date
+    public var client: String
+    /// e.g. "promotion.claim", "install.register", "ban", "unban", "ban.pending", "ban.applied", "keys.rotate"
+    public var action: String
+    /// Promotion id, install id, key id or debug-secret name.
+    public var subject: String?
+    /// "(b0,b1)@YYYY-MM" or "never-set".
+    public var bitsBefore: String?
+    public var bitsAfter: String?
+    /// "ok", "refused", "failed", …
+    public var result: String
+    public var reason: String?
+    public var transactionID: String?
+    public var tokenPrefix: String?
+
+    public init(id: Int64 = 0, at: Date = Date(), client: String, action: String, subject: String? = nil, bitsBefore: String? = nil,
+                bitsAfter: String? = nil, result: String, reason: String? = nil, transactionID: String? = nil, tokenPrefix: String? = nil) {
+        self.id = id
+        self.at = at
+        self.client = client
+        self.action = action
+        self.subject = subject
+        self.bitsBefore = bitsBefore
+        self.bitsAfter = bitsAfter
+        self.result = result
+        self.reason = reason
+        self.transactionID = transactionID
+        self.tokenPrefix = tokenPrefix
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// Everything TwoBits remembers besides Apple's bits. SQLite by default; the protocol lets a
+/// PostgreSQL implementation follow for running several instances.
+public protocol Ledger: Sendable {
+    /// Fails when the store cannot be read and written (readiness).
+    func checkHealth() throws(StorageError)
+
+    // Audit trail
+    @discardableResult
+    func record(_ event: AuditEvent) throws(StorageError) -> Int64
+    /// Newest first; `before` is an event id cursor.
+    func auditEvents(limit: Int, before: Int64?) throws(StorageError) -> [AuditEvent]
+
+    // Idempotency (24-hour window per client and key)
+    func beginIdempotent(client: String, key: String, requestHash: String, now: Date) throws(StorageError) -> IdempotencyBegin
+    /// Records what is about to be written to Apple, before writing it.
+    func recordIntent(client: String, key: String, intent: String) throws(StorageError)
+    func completeIdempotent(client: String, key: String, status: Int, body: Data) throws(StorageError)
+    /// Forgets a reservation whose request failed before recording an intent, so a retry runs afresh.
+    /// A reservation with an intent is kept: the retry must find out whether the write happened.
+    func abandonIdempotent(client: String, key: String) throws(StorageError)
+
+    // Pending bans and unbans by install id
+    func setPendingAction(_ action: PendingDeviceAction) throws(StorageError)
+    func pendingActions() throws(StorageError) -> [PendingDeviceAction]
+    func pendingAction(installID: String) throws(StorageError) -> PendingDeviceAction?
+    func removePendingAction(installID: String) throws(StorageError)
+
+    // Replay protection
+    /// True the first time a device-token digest is seen within its window; false on reuse.
+    func rememberDeviceToken(digest: String, until: Date, now: Date) throws(StorageError) -> Bool
+    /// Forgets a digest whose exchange failed for a transient reason, so the client can retry.
+    func forgetDeviceToken(digest: String) throws(StorageError)
+    /// True for the first consume of a token id; false when already consumed.
+    func consumeTokenID(_ jti: String, until: Date, now: Date) throws(StorageError) -> Bool
+
+    // Debug secrets (stored as SHA-256 digests)
+    func addDebugSecret(name: String, digest: String, now: Date) throws(StorageError) -> Bool
+    func debugSecretNames() throws(StorageError) -> [(name: String, createdAt: Date)]
+    func deleteDebugSecret(name: String) throws(StorageError) -> Bool
+    func debugSecretName(digest: String) throws(StorageError) -> String?
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+/// The embedded ledger: one SQLite file in WAL mode, schema migrated at open.
+public final class SQLiteLedger: Ledger {
+    let db: SQLiteConnection
+
+    /// Opens or creates the file and applies pending migrations.
+    public init(path: String) throws(StorageError) {
+        do {
+            db = try SQLiteConnection(path: path)
+            try SchemaMigrations.apply(to: db)
+        } catch { throw StorageError(error) }
+    }
+
+    /// The schema version now in the file.
+    public var schemaVersion: Int { (try? db.query("PRAGMA user_version").first?.int("user_version")) ?? 0 }
+
+    public func checkHealth() throws(StorageError) {
+        do { try db.query("SELECT count(*) AS n FROM audit_events WHERE id < 0") } catch { throw StorageError(error) }
+    }
+
+    @discardableResult
+    private func run<T>(_ body: () throws(SQLiteError) -> T) throws(StorageError) -> T {
+        do { return try body() } catch { throw StorageError(error) }
+    }
+
+    // MARK: Audit
+
+    @discardableResult
+    public func record(_ event: AuditEvent) throws(StorageError) -> Int64 {
+        try run { () throws(SQLiteError) -> Int64 in
+            try db.transaction { tx throws(SQLiteError) -> Int64 in
+                try tx.query("""
+                    INSERT INTO audit_events (at_ms, client, action, subject, bits_before, bits_after, result, reason, transaction_id, token_prefix)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [.integer(Int64(event.at.timeIntervalSince1970 * 1000)), .text(event.client), .text(event.action),
+                          .optional(event.subject), .optional(event.bitsBefore), .optional(event.bitsAfter), .text(event.result),
+                          .optional(event.reason), .optional(event.transactionID), .optional(event.tokenPrefix)])
+                return Int64(try tx.query("SELECT last_insert_rowid() AS id").first?.int("id") ?? 0)
+            }
+        }
+    }
+
+    public func auditEvents(limit: Int, before: Int64?) throws(StorageError) -> [AuditEvent] {
+        let rows = try run { () throws(SQLiteError) in
+            try db.query("SELECT * FROM audit_events WHERE id < ? ORDER BY id DESC LIMIT ?",
+                         [.integer(before ?? Int64.max), .int(max(1, min(limit, 1000)))])
+        }
+        return rows.map { r in
+            AuditEvent(id: Int64(r.int("id") ?? 0), at: Date(timeIntervalSince1970: Double(r.int("at_ms") ?? 0) / 1000),
+                       client: r.string("client") ?? "", action: r.string("action") ?? "", subject: r.string("subject"),
+                       bitsBefore: r.string("bits_before"), bitsAfter: r.string("bits_after"), result: r.string("result") ?? "",
+                       reason: r.string("reason"), transactionID: r.string("transaction_id"), tokenPrefix: r.string("token_prefix"))
+        }
+    }
+
+    // MARK: Idempotency
+
+    static let idempotencyWindow: TimeInterval = 24 * 3600
+
+    public func beginIdempotent(client: String, key: String, requestHash: String, now: Date) throws(StorageError) -> IdempotencyBegin {
+        let nowMS = Int64(now.timeIntervalSince1970 * 1000)
+        let cutoff = nowMS - Int64(Self.idempotencyWindow * 1000)
+        return try run { () throws(SQLiteError) -> IdempotencyBegin in
+            try db.transaction { tx throws(SQLiteError) -> IdempotencyBegin in
+                try tx.query("DELETE FROM idempotency_keys WHERE created_ms < ?", [.integer(cutoff)])
+                if let row = try tx.query("SELECT * FROM idempotency_keys WHERE client = ? AND key = ?", [.text(client), .text(key)]).first {
+                    guard row.string("request_hash") == requestHash else { return .conflict }
+                    if let status = row.int("status") { return .replay(status: status, body: row.blob("body") ?? Data()) }
+                    return .unfinished(intent: row.string("intent"))
+                }
+                try tx.query("INSERT INTO idempotency_keys (client, key, request_hash, created_ms) VALUES (?, ?, ?, ?)",
+                             [.text(client), .text(key), .text(requestHash), .integer(nowMS)])
+                return .started
+            }
+        }
+    }
+
+    public func recordIntent(client: String, key: String, intent: String) throws(StorageError) {
+        try run { () throws(SQLiteError) in
+            try db.query("UPDATE idempotency_keys SET intent = ? WHERE client = ? AND key = ?", [.text(intent), .text(client), .text(key)])
+        }
+    }
+
+    public func completeIdempotent(client: String, key: String, status: Int, body: Data) throws(StorageError) {
+        try run { () throws(SQLiteError) in
+            try db.query("UPDATE idempotency_keys SET status = ?, body = ? WHERE client = ? AND key = ?",
+                         [.int(status), .blob(body), .text(client), .text(key)])
+        }
+    }
+
+    public func abandonIdempotent(client: String, key: String) throws(StorageError) {
+        try run { () throws(SQLiteError) in
+            try db.query("DELETE FROM idempotency_keys WHERE client = ? AND key = ? AND status IS NULL AND intent IS NULL", [.text(client), .text(key)])
+        }
+    }
+
+    // MARK: Pending bans
+
+    public func setPendingAction(_ action: PendingDeviceAction) throws(StorageError) {
+        try run { () throws(SQLiteError) in
+            try db.query("""
+                INSERT INTO pending_actions (install_id, kind, reason, client, created_ms) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(install_id) DO UPDATE SET kind = excluded.kind, reason = excluded.reason, client = excluded.client, created_ms = excluded.created_ms
+                """, [.text(action.installID), .text(action.kind.rawValue), .optional(action.reason), .text(action.client),
+                      .integer(Int64(action.createdAt.timeIntervalSince1970 * 1000))])
+        }
+    }
+
+    public func pendingActions() throws(StorageError) -> [PendingDeviceAction] {
+        try run { () throws(SQLiteError) in try db.query("SELECT * FROM pending_actions ORDER BY created_ms DESC") }.compactMap(Self.pending)
+    }
+
+    public func pendingAction(installID: String) throws(StorageError) -> PendingDeviceAction? {
+        try run { () throws(SQLiteError) in try db.query("SELECT * FROM pending_actions WHERE install_id = ?", [.text(installID)]) }
+            .compactMap(Self.pending).first
+    }
+
+    public func removePendingAction(installID: String) throws(StorageError) {
+        try run { () throws(SQLiteError) in try db.query("DELETE FROM pending_actions WHERE install_id = ?", [.text(installID)]) }
+    }
+
+    private static func pending(_ r: SQLiteRow) -> PendingDeviceAction? {
+        guard let id = r.string("install_id"), let kind = r.string("kind").flatMap(PendingDeviceAction.Kind.init(rawValue:)) else { return nil }
+        return PendingDeviceAction(installID: id, kind: kind, reason: r.string("reason"), client: r.string("client") ?? "",
+                                   createdAt: Date(timeIntervalSince1970: Double(r.int("created_ms") ?? 0) / 1000))
+    }
+
+    // MARK: Replay protection
+
+    public func rememberDeviceToken(digest: String, until: Date, now: Date) throws(StorageError) -> Bool {
+        try insertOnce(table: "device_token_uses", column: "digest", value: digest, until: until, now: now)
+    }
+
+    public func forgetDeviceToken(digest: String) throws(StorageError) {
+        try run { () throws(SQLiteError) in try db.query("DELETE FROM device_token_uses WHERE digest = ?", [.text(digest)]) }
+    }
+
+    public func consumeTokenID(_ jti: String, until: Date, now: Date) throws(StorageError) -> Bool {
+        try insertOnce(table: "consumed_token_ids", column: "jti", value: jti, until: until, now: now)
+    }
+
+    /// Inserts a key unless a live row holds it; expired rows are swept in the same transaction.
+    private func insertOnce(table: String, column: String, value: String, until: Date, now: Date) throws(StorageError) -> Bool {
+        let nowMS = Int64(now.timeIntervalSince1970 * 1000)
+        return try run { () throws(SQLiteError) -> Bool in
+            try db.transaction { tx throws(SQLiteError) -> Bool in
+                try tx.query("DELETE FROM \(table) WHERE expires_ms <= ?", [.integer(nowMS)])
+                try tx.query("INSERT OR IGNORE INTO \(table) (\(column), expires_ms) VALUES (?, ?)",
+                             [.text(value), .integer(Int64(until.timeIntervalSince1970 * 1000))])
+                return tx.changes == 1
+            }
+        }
+    }
+
+    // MARK: Debug secrets
+
+    public func addDebugSecret(name: String, digest: String, now: Date) throws(StorageError) -> Bool {
+        try run { () throws(SQLiteError) -> Bool in
+            try db.transaction { tx throws(SQLiteError) -> Bool in
+                try tx.query("INSERT OR IGNORE INTO debug_secrets (name, digest, created_ms) VALUES (?, ?, ?)",
+                             [.text(name), .text(digest), .integer(Int64(now.timeIntervalSince1970 * 1000))])
+                return tx.changes == 1
+            }
+        }
+    }
+
+    public func debugSecretNames() throws(StorageError) -> [(name: String, createdAt: Date)] {
+        try run { () throws(SQLiteError) in try db.query("SELECT name, created_ms FROM debug_secrets ORDER BY name") }.map {
+            ($0.string("name") ?? "", Date(timeIntervalSince1970: Double($0.int("created_ms") ?? 0) / 1000))
+        }
+    }
+
+    public func deleteDebugSecret(name: String) throws(StorageError) -> Bool {
+        try run { () throws(SQLiteError) -> Bool in
+            try db.transaction { tx throws(SQLiteError) -> Bool in
+                try tx.query("DELETE FROM debug_secrets WHERE name = ?", [.text(name)])
+                return tx.changes == 1
+            }
+        }
+    }
+
+    public func debugSecretName(digest: String) throws(StorageError) -> String? {
+        try run { () throws(SQLiteError) in try db.query("SELECT name FROM debug_secrets WHERE digest = ?", [.text(digest)]) }.first?.string("name")
+    }
+}

@@ -1,0 +1,129 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// One SQLite connection in WAL mode, serialised by a lock.
+///
+/// Statements are short (single-row reads and writes on indexed keys), so holding the lock for
+/// the duration of a statement costs microseconds; no call blocks on I/O for long in WAL mode.
+public final class SQLiteConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    private let lock = Mutex(())
+    public let path: String
+
+    /// Opens (creating if needed) the database file, in WAL mode with a busy timeout.
+    public init(path: String) throws(SQLiteError) {
+        var db: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let db { sqlite3_close(db) }
+            throw SQLiteError(code: rc, message: "\(path): \(message)")
+        }
+        handle = db
+        self.path = path
+        sqlite3_busy_timeout(db, 5_000)
+        try execute("PRAGMA journal_mode=WAL")
+        // NORMAL in WAL mode survives a process crash (SIGKILL); only an OS crash can lose the last commits.
+        try execute("PRAGMA synchronous=NORMAL")
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs statements that return no rows.
+    public func execute(_ sql: String) throws(SQLiteError) {
+        try lock.withLock { _ throws(SQLiteError) in
+            var error: UnsafeMutablePointer<CChar>?
+            let rc = sqlite3_exec(handle, sql, nil, nil, &error)
+            if rc != SQLITE_OK {
+                let message = error.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+                sqlite3_free(error)
+                throw SQLiteError(code: rc, message: message)
+            }
+        }
+    }
+
+    /// Runs one statement with bound values and returns its rows.
+    @discardableResult
+    public func query(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> [SQLiteRow] {
+        try lock.withLock { _ throws(SQLiteError) in try run(sql, values) }
+    }
+
+    /// Runs `body` inside one transaction (BEGIN IMMEDIATE … COMMIT), rolling back on error.
+    public func transaction<T>(_ body: (SQLiteTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try lock.withLock { _ throws(SQLiteError) -> T in
+            try run("BEGIN IMMEDIATE", [])
+            do throws(SQLiteError) {
+                let value = try body(SQLiteTransaction(connection: self))
+                try run("COMMIT", [])
+                return value
+            } catch {
+                _ = try? run("ROLLBACK", [])
+                throw error
+            }
+        }
+    }
+
+    /// Executes with the lock already held.
+    @discardableResult
+    func run(_ sql: String, _ values: [SQLiteValue]) throws(SQLiteError) -> [SQLiteRow] {
+        var stmt: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { throw currentError() }
+        defer { sqlite3_finalize(stmt) }
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let rc: Int32
+            switch value {
+            case .null: rc = sqlite3_bind_null(stmt, index)
+            case .integer(let v): rc = sqlite3_bind_int64(stmt, index, v)
+            case .real(let v): rc = sqlite3_bind_double(stmt, index, v)
+            case .text(let v): rc = twobits_sqlite_bind_text(stmt, index, v, -1)
+            case .blob(let v): rc = v.withUnsafeBytes { twobits_sqlite_bind_blob(stmt, index, $0.baseAddress, Int32($0.count)) }
+            }
+            guard rc == SQLITE_OK else { throw currentError() }
+        }
+        var rows: [SQLiteRow] = []
+        while true {
+            let rc = sqlite3_step(stmt)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw currentError() }
+            var row = SQLiteRow()
+            for column in 0..<sqlite3_column_count(stmt) {
+                let name = String(cString: sqlite3_column_name(stmt, column))
+                switch sqlite3_column_type(stmt, column) {
+                case SQLITE_INTEGER: row.values[name] = .integer(sqlite3_column_int64(stmt, column))
+                case SQLITE_FLOAT: row.values[name] = .real(sqlite3_column_double(stmt, column))
+                case SQLITE_TEXT: row.values[name] = .text(String(cString: sqlite3_column_text(stmt, column)))
+                case SQLITE_BLOB:
+                    let count = Int(sqlite3_column_bytes(stmt, column))
+                    row.values[name] = .blob(count == 0 ? Data() : Data(bytes: sqlite3_column_blob(stmt, column), count: count))
+                default: row.values[name] = .null
+                }
+            }
+            rows.append(row)
+        }
+        return rows
+    }
+
+    /// Rows changed by the last statement on this connection.
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
+    private func currentError() -> SQLiteError {
+        SQLiteError(code: sqlite3_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
+    }
+}
+
+/// Statements run inside `SQLiteConnection.transaction`.
+public struct SQLiteTransaction {
+    let connection: SQLiteConnection
+
+    @discardableResult
+    public func query(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> [SQLiteRow] {
+        try connection.run(sql, values)
+    }
+
+    /// Rows changed by the last statement.
+    public var changes: Int { connection.changes }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Versioned schema changes, applied in order at startup. `PRAGMA user_version` records the last one
+/// applied; append new steps, never edit old ones.
+enum SchemaMigrations {
+    static let steps: [String] = [
+        // 1: the ledger
+        """
+        CREATE TABLE audit_events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at_ms INTEGER NOT NULL,
+            client TEXT NOT NULL,
+            action TEXT NOT NULL,
+            subject TEXT,
+            bits_before TEXT,
+            bits_after TEXT,
+            result TEXT NOT NULL,
+            reason TEXT,
+            transaction_id TEXT,
+            token_prefix TEXT
+        );
+        CREATE TABLE idempotency_keys (
+            client TEXT NOT NULL,
+            key TEXT NOT NULL,
+            request_hash TEXT NOT NULL,
+            created_ms INTEGER NOT NULL,
+            intent TEXT,
+            status INTEGER,
+            body BLOB,
+            PRIMARY KEY (client, key)
+        );
+        CREATE INDEX idempotency_keys_created ON idempotency_keys (created_ms);
+        CREATE TABLE pending_actions (
+            install_id TEXT PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('ban', 'unban')),
+            reason TEXT,
+            client TEXT NOT NULL,
+            created_ms INTEGER NOT NULL
+        );
+        CREATE TABLE device_token_uses (
+            digest TEXT PRIMARY KEY,
+            expires_ms INTEGER NOT NULL
+        );
+        CREATE INDEX device_token_uses_expiry ON device_token_uses (expires_ms);
+        CREATE TABLE consumed_token_ids (
+            jti TEXT PRIMARY KEY,
+            expires_ms INTEGER NOT NULL
+        );
+        CREATE INDEX consumed_token_ids_expiry ON consumed_token_ids (expires_ms);
+        CREATE TABLE debug_secrets (
+            name TEXT PRIMARY KEY,
+            digest TEXT NOT NULL UNIQUE,
+            created_ms INTEGER NOT NULL
+        );
+        """,
+    ]
+
+    static func apply(to db: SQLiteConnection) throws(SQLiteError) {
+        let current = try db.query("PRAGMA user_version").first?.int("user_version") ?? 0
+        guard current <= steps.count else {
+            throw SQLiteError(code: 0, message: "the database has schema version \(current), newer than this build knows (\(steps.count)); upgrade TwoBits")
+        }
+        for version in current..<steps.count {
+            try db.transaction { tx throws(SQLiteError) in
+                for statement in steps[version].split(separator: ";") where !statement.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                    try tx.query(String(statement))
+                }
+                try tx.query("PRAGMA user_version = \(version + 1)")
+            }
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import TwoBitsCrypto
+
+/// A directory of signing keys: PKCS#8 PEM files named `<created-unix-ms>-<kid>.pem`, mode 0600.
+///
+/// The newest key signs. A key is retired when a newer one is created (rotation) and stays in the
+/// JWKS until every token it may have signed has expired; `prune` then deletes it.
+public struct SigningKeyStore: Sendable {
+    public let directory: String
+
+    public init(directory: String) { self.directory = directory }
+
+    /// Every key, oldest first; refuses group- or world-readable files.
+    public func load() throws(SigningKeyError) -> [SigningKey] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .directoryMissing(directory)
+        }
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: directory) } catch { throw .io("cannot list \(directory): \(error)") }
+        var keys: [SigningKey] = []
+        for name in names.sorted() where name.hasSuffix(".pem") {
+            let path = directory + "/" + name
+            guard let created = Self.creationTime(fromFileName: name) else { continue }
+            var info = stat()
+            guard stat(path, &info) == 0 else { throw .io("cannot stat \(path)") }
+            if info.st_mode & 0o077 != 0 { throw .permissive(path: path, mode: String(info.st_mode & 0o777, radix: 8)) }
+            let key: P256PrivateKey
+            do { key = try P256PrivateKey(contentsOfFile: path) } catch { throw .badKey(path: path, problem: error.description) }
+            keys.append(SigningKey(privateKey: key, createdAt: created, path: path))
+        }
+        guard !keys.isEmpty else { throw .empty(directory) }
+        return keys.sorted { $0.createdAt < $1.createdAt }
+    }
+
+    /// Creates a new key (the directory too, mode 0700); it becomes the signing key at the next start or SIGHUP.
+    @discardableResult
+    public func generate(now: Date = Date()) throws(SigningKeyError) -> SigningKey {
+        do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
+            throw .io("cannot create \(directory): \(error)")
+        }
+        let key = P256PrivateKey.generate()
+        let kid = JWK(publicKey: key.publicKey).kid
+        var millis = Int64(now.timeIntervalSince1970 * 1000)
+        // Keep creation times strictly increasing so "newest signs" is never ambiguous.
+        if let newest = try? load().last, Int64(newest.createdAt.timeIntervalSince1970 * 1000) >= millis {
+            millis = Int64(newest.createdAt.timeIntervalSince1970 * 1000) + 1
+        }
+        let path = "\(directory)/\(millis)-\(kid).pem"
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else { throw .io("cannot create \(path): errno \(errno)") }
+        let pem = Array(key.pkcs8PEM.utf8)
+        let written = pem.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+        fsync(fd)
+        close(fd)
+        guard written == pem.count else { throw .io("short write to \(path)") }
+        return SigningKey(privateKey: key, createdAt: Date(timeIntervalSince1970: Double(millis) / 1000), path: path)
+    }
+
+    /// When each key stopped signing: the creation time of the next newer key (nil for the newest).
+    public static func retirements(_ keys: [SigningKey]) -> [String: Date] {
+        var result: [String: Date] = [:]
+        for (i, key) in keys.enumerated() where i + 1 < keys.count { result[key.kid] = keys[i + 1].createdAt }
+        return result
+    }
+
+    /// Keys that may still have live tokens: the newest, and retired ones within `maxTokenLifetime` of retirement.
+    public static func verifying(_ keys: [SigningKey], maxTokenLifetime: TimeInterval, now: Date) -> [SigningKey] {
+        let retired = retirements(keys)
+        return keys.filter { key in
+            guard let at = retired[key.kid] else { return true }
+            return now < at.addingTimeInterval(maxTokenLifetime)
+        }
+    }
+
+    /// Deletes retired keys whose every token has expired. Returns the deleted keys.
+    /// `maxTokenLifetime` must be at least the longest TTL any server was configured with.
+    public func prune(maxTokenLifetime: TimeInterval, now: Date = Date()) throws(SigningKeyError) -> [SigningKey] {
+        let keys = try load()
+        let keep = Set(Self.verifying(keys, maxTokenLifetime: maxTokenLifetime, now: now).map(\.kid))
+        var removed: [SigningKey] = []
+        for key in keys where !keep.contains(key.kid) {
+            do { try FileManager.default.removeItem(atPath: key.path) } catch { throw .io("cannot delete \(key.path): \(error)") }
+            removed.append(key)
+        }
+        return removed
+    }
+
+    static func creationTime(fromFileName name: String) -> Date? {
+        guard let dash = name.firstIndex(of: "-"), let millis = Int64(name[..<dash]) else { return nil }
+        return Date(timeIntervalSince1970: Double(millis) / 1000)
+    }
+}

@@ -1,0 +1,12 @@
+/// A configuration problem: which field, and how to fix it. The process exits before it listens.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    public let field: String
+    public let problem: String
+
+    public init(_ field: String, _ problem: String) {
+        self.field = field
+        self.problem = problem
+    }
+
+    public var description: String { field.isEmpty ? problem : "\(field): \(problem)" }
+}

@@ -1,0 +1,160 @@
+import DeviceCheck
+import Foundation
+import TwoBitsCrypto
+
+/// Everything `twobits serve` reads from its JSON file (documented field by field in docs/configuration.md).
+public struct ServiceConfiguration: Sendable {
+    public struct Apple: Sendable {
+        public var environment: AppleEnvironment
+        /// Overrides the environment's host (the sandbox, tests).
+        public var baseURL: String?
+        public var teamID: String
+        public var keyID: String
+        public var privateKeyFile: String
+        public var timeoutMilliseconds: Int
+        public var maxInFlight: Int
+        public var maxConnections: Int
+
+        /// Where calls go: the override, or Apple's host for the environment.
+        public var effectiveBaseURL: String { baseURL ?? environment.baseURL }
+    }
+
+    public struct Client: Sendable {
+        public var name: String
+        /// SHA-256 of the API key, never the key itself.
+        public var keySHA256: Data
+        public var roles: Set<ClientRole>
+    }
+
+    public struct Server: Sendable {
+        public var threads: Int
+        public var requestDeadlineMilliseconds: Int
+        public var shutdownGraceMilliseconds: Int
+    }
+
+    public var listenHost: String
+    public var listenPort: UInt16
+    public var database: String
+    public var apple: Apple
+    public var clients: [Client]
+    public var server: Server
+    public var policy: PolicySettings
+    public var tokens: TokenSettings
+
+    /// Environment variables that override the file (secrets and addresses).
+    public static let environmentOverrides: [(variable: String, path: [String])] = [
+        ("TWOBITS_APPLE_TEAM_ID", ["apple", "team_id"]),
+        ("TWOBITS_APPLE_KEY_ID", ["apple", "key_id"]),
+        ("TWOBITS_APPLE_PRIVATE_KEY_FILE", ["apple", "private_key_file"]),
+        ("TWOBITS_APPLE_ENVIRONMENT", ["apple", "environment"]),
+        ("TWOBITS_APPLE_BASE_URL", ["apple", "base_url"]),
+        ("TWOBITS_LISTEN", ["listen"]),
+        ("TWOBITS_DATABASE", ["database"]),
+    ]
+
+    /// Reads and validates a configuration file, applying environment overrides.
+    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> ServiceConfiguration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError("--config", "cannot read \(path) (no such file or permission denied)")
+        }
+        return try parse(data, environment: environment, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+    }
+
+    /// Parses configuration JSON. Relative file paths are resolved against `baseDirectory`.
+    public static func parse(_ data: Data, environment: [String: String] = [:], baseDirectory: String = ".") throws(ConfigurationError) -> ServiceConfiguration {
+        guard var root = JSONValue.parse(data) else { throw ConfigurationError("", "the configuration is not valid JSON") }
+        for (variable, path) in environmentOverrides {
+            if let value = environment[variable], !value.isEmpty { root = root.setting(path, to: .string(value)) }
+        }
+        var reader = try ConfigReader(path: "", value: root)
+
+        let (host, port) = try parseListen(reader.string("listen", default: "127.0.0.1:8080"))
+        let database = resolve(try reader.string("database", default: "twobits.sqlite"), against: baseDirectory)
+
+        guard var a = try reader.object("apple") else { throw ConfigurationError("apple", "is required (team_id, key_id, private_key_file)") }
+        let environmentName = try a.string("environment", default: "production")
+        guard let appleEnvironment = AppleEnvironment(rawValue: environmentName) else {
+            throw ConfigurationError("apple.environment", "must be \"production\" or \"development\", not \"\(environmentName)\"")
+        }
+        let baseURL = try a.optionalString("base_url")
+        if let baseURL, !(baseURL.hasPrefix("https://") || baseURL.hasPrefix("http://")) {
+            throw ConfigurationError("apple.base_url", "must start with https:// or http://")
+        }
+        let apple = Apple(
+            environment: appleEnvironment, baseURL: baseURL,
+            teamID: try a.string("team_id"), keyID: try a.string("key_id"),
+            privateKeyFile: resolve(try a.string("private_key_file"), against: baseDirectory),
+            timeoutMilliseconds: try a.int("timeout_ms", default: 5_000, range: 100...120_000),
+            maxInFlight: try a.int("max_in_flight", default: 1_024, range: 1...100_000),
+            maxConnections: try a.int("max_connections", default: 64, range: 1...20_000))
+        try a.rejectUnknownFields()
+
+        var clients: [Client] = []
+        for (index, value) in (try reader.array("clients") ?? []).enumerated() {
+            var c = try ConfigReader(path: "clients[\(index)]", value: value)
+            let name = try c.string("name")
+            let hex = try c.string("key_sha256")
+            guard hex.count == 64, let digest = Data(hexString: hex) else {
+                throw ConfigurationError(c.field("key_sha256"), "must be 64 hex digits (run `twobits apikey` to make a key and its digest)")
+            }
+            guard let roleValues = try c.array("roles"), !roleValues.isEmpty else {
+                throw ConfigurationError(c.field("roles"), "must list at least one of \(ClientRole.allCases.map(\.rawValue))")
+            }
+            var roles = Set<ClientRole>()
+            for r in roleValues {
+                guard let role = r.stringValue.flatMap(ClientRole.init(rawValue:)) else {
+                    throw ConfigurationError(c.field("roles"), "each role must be one of \(ClientRole.allCases.map(\.rawValue))")
+                }
+                roles.insert(role)
+            }
+            try c.rejectUnknownFields()
+            if clients.contains(where: { $0.name == name }) { throw ConfigurationError(c.field("name"), "\"\(name)\" is used twice") }
+            if clients.contains(where: { $0.keySHA256 == digest }) { throw ConfigurationError(c.field("key_sha256"), "the same key is configured twice") }
+            clients.append(Client(name: name, keySHA256: digest, roles: roles))
+        }
+
+        var server = Server(threads: 2, requestDeadlineMilliseconds: 15_000, shutdownGraceMilliseconds: 10_000)
+        if var s = try reader.object("server") {
+            server.threads = try s.int("threads", default: 2, range: 1...64)
+            server.requestDeadlineMilliseconds = try s.int("request_deadline_ms", default: 15_000, range: 100...300_000)
+            server.shutdownGraceMilliseconds = try s.int("shutdown_grace_ms", default: 10_000, range: 0...300_000)
+            try s.rejectUnknownFields()
+        }
+        if server.requestDeadlineMilliseconds < apple.timeoutMilliseconds {
+            throw ConfigurationError("server.request_deadline_ms", "must be at least apple.timeout_ms (\(apple.timeoutMilliseconds)) so Apple's errors reach the caller")
+        }
+
+        let policy = try PolicySettings.parse(&reader)
+        let tokens = try TokenSettings.parse(&reader, baseDirectory: baseDirectory)
+        try reader.rejectUnknownFields()
+
+        return ServiceConfiguration(listenHost: host, listenPort: port, database: database, apple: apple, clients: clients,
+                                    server: server, policy: policy, tokens: tokens)
+    }
+
+    static func parseListen(_ text: String) throws(ConfigurationError) -> (String, UInt16) {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let port = UInt16(parts[1]) else {
+            throw ConfigurationError("listen", "must be HOST:PORT with an IPv4 host, e.g. 127.0.0.1:8080 or 0.0.0.0:8080")
+        }
+        var addr = in_addr()
+        guard inet_pton(AF_INET, String(parts[0]), &addr) == 1 else {
+            throw ConfigurationError("listen", "'\(parts[0])' is not an IPv4 address (e.g. 127.0.0.1 or 0.0.0.0)")
+        }
+        return (String(parts[0]), port)
+    }
+
+    static func resolve(_ path: String, against base: String) -> String {
+        path.hasPrefix("/") || base == "." ? path : base + "/" + path
+    }
+}
+
+extension JSONValue {
+    /// A copy with the value at `path` replaced (objects created as needed).
+    func setting(_ path: [String], to value: JSONValue) -> JSONValue {
+        guard let first = path.first else { return value }
+        var object = objectValue ?? [:]
+        object[first] = (object[first] ?? .object([:])).setting(Array(path.dropFirst()), to: value)
+        return .object(object)
+    }
+}

@@ -1,0 +1,37 @@
+import DeviceCheck
+import HTTPServer
+import Policy
+
+/// `POST /v1/devices/validate`: is this a real Apple device token? (any role)
+///
+/// When the layout can express a ban, the check is a query (it validates too) so a banned device
+/// gets 403 device_banned here as on every client-facing route; otherwise it is a validate.
+struct DeviceController: Sendable {
+    let policy: BitPolicy
+
+    func register(in routes: inout RouteTable) {
+        routes.add("POST", "/v1/devices/validate", .anyClient) { request throws(APIError) in
+            let body = try request.jsonBody()
+            try body.allowOnly(["device_token"])
+            let token = try body.deviceToken()
+            do throws(PolicyError) {
+                _ = try await policy.admit(token: token, installID: nil, client: request.clientName)
+                return .json(200, ["valid": true])
+            } catch .apple(.invalidDeviceToken) {
+                return .json(200, ["valid": false])
+            } catch {
+                throw APIError(error)
+            }
+        }
+    }
+}
+
+extension RequestBody {
+    /// `device_token` as a `DeviceToken`: 400 bad_request when absent or not a string,
+    /// 400 invalid_device_token when it is not base64 (Apple would refuse it anyway).
+    func deviceToken(_ field: String = "device_token") throws(APIError) -> DeviceToken {
+        let text = try string(field)
+        guard let token = DeviceToken(text) else { throw .invalidDeviceToken }
+        return token
+    }
+}

@@ -1,0 +1,80 @@
+import DeviceCheck
+import Foundation
+import HTTPServer
+import Storage
+import Tokens
+
+/// Fallback-tier tokens: exchange and verify (role `tokens`), the JWKS (public), and debug secrets (role `admin`).
+struct FallbackTokenController: Sendable {
+    let service: FallbackTokenService?
+    let ledger: any Ledger
+
+    private func enabled() throws(APIError) -> FallbackTokenService {
+        guard let service else { throw .notEnabled("fallback tokens are off; add a \"tokens\" section to the configuration (docs/configuration.md)") }
+        return service
+    }
+
+    func register(in routes: inout RouteTable) {
+        routes.add("POST", "/v1/fallback-tokens", .role(.tokens)) { request throws(APIError) in
+            let service = try enabled()
+            let body = try request.jsonBody()
+            try body.allowOnly(["device_token", "debug_secret", "install_id", "limited_use"])
+            let installID = try body.installID()
+            let limitedUse = try body.optionalBool("limited_use") ?? false
+            let credential: ExchangeCredential
+            switch (body.fields["device_token"] != nil, try body.optionalString("debug_secret")) {
+            case (true, nil): credential = .deviceToken(try body.deviceToken())
+            case (false, let secret?): credential = .debugSecret(secret)
+            default: throw .badRequest("give exactly one of device_token or debug_secret")
+            }
+            let issued = try await service.exchange(credential, installID: installID, limitedUse: limitedUse, client: request.clientName)
+            struct Answer: Encodable { let token: String; let token_type: String; let tier: String; let expires_in: Int }
+            return .json(201, Answer(token: issued.token, token_type: "Bearer", tier: issued.tier.rawValue, expires_in: issued.expiresIn))
+        }
+
+        routes.add("POST", "/v1/fallback-tokens/verify", .role(.tokens)) { request throws(APIError) in
+            let service = try enabled()
+            let body = try request.jsonBody()
+            try body.allowOnly(["token", "consume"])
+            let token = try body.string("token")
+            let consume = try body.optionalBool("consume") ?? false
+            switch try service.verify(token, consume: consume) {
+            case .valid(let claims, let alreadyConsumed):
+                struct Answer: Encodable { let valid: Bool; let claims: FallbackTokenClaims; let already_consumed: Bool }
+                return .json(200, Answer(valid: true, claims: claims, already_consumed: alreadyConsumed))
+            case .invalid(let failure):
+                struct Answer: Encodable { let valid: Bool; let reason: String }
+                return .json(200, Answer(valid: false, reason: failure.rawValue))
+            }
+        }
+
+        routes.add("GET", "/.well-known/jwks.json", .public) { _ throws(APIError) in
+            let service = try enabled()
+            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300")],
+                                body: service.jwks())
+        }
+
+        routes.add("POST", "/v1/admin/debug-secrets", .role(.admin)) { request throws(APIError) in
+            let service = try enabled()
+            let body = try request.jsonBody()
+            try body.allowOnly(["name"])
+            let name = try body.string("name")
+            let secret = try service.createDebugSecret(name: name, client: request.clientName)
+            struct Answer: Encodable { let name: String; let debug_secret: String; let note: String }
+            return .json(201, Answer(name: name, debug_secret: secret, note: "shown once; only its SHA-256 is stored"))
+        }
+
+        routes.add("GET", "/v1/admin/debug-secrets", .role(.admin)) { _ throws(APIError) in
+            let service = try enabled()
+            struct Item: Encodable { let name: String; let created_at: String }
+            let items = try service.debugSecretNames().map { Item(name: $0.name, created_at: AdminController.iso($0.createdAt)) }
+            return .json(200, ["debug_secrets": items])
+        }
+
+        routes.add("DELETE", "/v1/admin/debug-secrets/{name}", .role(.admin)) { request throws(APIError) in
+            let service = try enabled()
+            try service.deleteDebugSecret(name: request.parameter("name"), client: request.clientName)
+            return HTTPResponse(status: 204)
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import DeviceCheck
+import HTTPServer
+import Storage
+
+/// `/healthz` (alive), `/readyz` (configuration, keys and storage usable), `/metrics` (Prometheus).
+struct HealthController: Sendable {
+    let ledger: any Ledger
+    let developerTokens: DeveloperTokenProvider
+    let metrics: MetricsRegistry
+    let fallbackTokens: FallbackTokenService?
+
+    func register(in routes: inout RouteTable) {
+        routes.add("GET", "/healthz", .public) { _ in .json(200, ["status": "ok"]) }
+        routes.add("GET", "/readyz", .public) { _ in readiness() }
+        routes.add("GET", "/metrics", .public) { _ in
+            HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: .init(metrics.render().utf8))
+        }
+    }
+
+    private func readiness() -> HTTPResponse {
+        var checks: [String: String] = ["configuration": "ok"]
+        // Signing proves the developer key is loaded and usable; the token is not sent anywhere.
+        checks["apple_key"] = developerTokens.current().jwt.split(separator: ".").count == 3 ? "ok" : "failed"
+        do { try ledger.checkHealth(); checks["storage"] = "ok" } catch { checks["storage"] = "failed: \(error.message)" }
+        if let fallbackTokens { checks["signing_keys"] = fallbackTokens.hasSigningKey ? "ok" : "failed: no signing key" }
+        let ready = checks.values.allSatisfy { $0 == "ok" }
+        struct Body: Encodable { let ready: Bool; let checks: [String: String] }
+        return .json(ready ? 200 : 503, Body(ready: ready, checks: checks))
+    }
+}

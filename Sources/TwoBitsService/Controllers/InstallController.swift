@@ -1,0 +1,31 @@
+import HTTPServer
+import Policy
+
+/// `POST /v1/installs`: the reinstall counter (role `tokens`).
+struct InstallController: Sendable {
+    let policy: BitPolicy
+    let metrics: MetricsRegistry
+
+    func register(in routes: inout RouteTable) {
+        routes.add("POST", "/v1/installs", .role(.tokens)) { request throws(APIError) in
+            let body = try request.jsonBody()
+            try body.allowOnly(["device_token", "install_id"])
+            let token = try body.deviceToken()
+            let installID = try body.installID()
+            do throws(PolicyError) {
+                let outcome = try await policy.registerInstall(token: token, installID: installID, client: request.clientName)
+                metrics.increment("twobits_installs_total", "Install registrations by outcome", labels: [("outcome", outcome.bannedNow ? "banned" : "registered")])
+                if outcome.bannedNow { metrics.increment("twobits_automatic_bans_total", "Devices banned by reaching ban_at") }
+                if let kind = outcome.appliedPending {
+                    metrics.increment("twobits_pending_bans_applied_total", "Pending bans and unbans applied", labels: [("kind", kind)])
+                }
+                struct Answer: Encodable { let reinstalls: Int; let banned: Bool }
+                return .json(200, Answer(reinstalls: outcome.reinstalls, banned: outcome.banned))
+            } catch {
+                let apiError = APIError(error)
+                metrics.increment("twobits_installs_total", "Install registrations by outcome", labels: [("outcome", apiError.code)])
+                throw apiError
+            }
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import DeviceCheck
+import HTTPServer
+
+/// An error answer in the one envelope every route uses: `{"error":{"code":"…","message":"…"}}`.
+public struct APIError: Error, Sendable {
+    public let status: Int
+    public let code: String
+    public let message: String
+    public var retryAfterSeconds: Int?
+    /// Extra fields merged into the error object (e.g. `claimed_month`).
+    public var details: [String: String] = [:]
+
+    public init(_ status: Int, _ code: String, _ message: String, retryAfterSeconds: Int? = nil, details: [String: String] = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
+        self.details = details
+    }
+
+    public static func badRequest(_ message: String) -> APIError { APIError(400, "bad_request", message) }
+    public static let invalidDeviceToken = APIError(400, "invalid_device_token", "Apple does not accept this device token (malformed, unknown, or from the other environment's build)")
+    public static let unauthorized = APIError(401, "unauthorized", "send Authorization: Bearer <API key>")
+    public static func forbidden(_ message: String) -> APIError { APIError(403, "forbidden", message) }
+    public static let notFound = APIError(404, "not_found", "no such route")
+    public static func methodNotAllowed(_ allowed: [String]) -> APIError {
+        APIError(405, "method_not_allowed", "allowed: \(allowed.joined(separator: ", "))")
+    }
+    public static let payloadTooLarge = APIError(413, "payload_too_large", "request bodies are limited to 64 KiB")
+    public static let unsupportedMediaType = APIError(415, "unsupported_media_type", "send Content-Type: application/json")
+    public static let appleAuthFailed = APIError(502, "apple_auth_failed", "Apple rejected this service's credentials or environment; an operator has been alerted")
+    public static func appleUnavailable(_ message: String = "Apple DeviceCheck is not answering; retry later", retryAfter: Int = 2) -> APIError {
+        APIError(503, "apple_unavailable", message, retryAfterSeconds: retryAfter)
+    }
+    public static func notEnabled(_ message: String) -> APIError { APIError(409, "not_enabled", message) }
+
+    /// Maps the Apple client's three error classes onto HTTP answers.
+    public init(_ error: DeviceCheckError) {
+        switch error {
+        case .invalidDeviceToken: self = .invalidDeviceToken
+        case .rejected: self = .appleAuthFailed
+        case .unavailable(.overloaded): self = .appleUnavailable("too many calls to Apple are waiting; retry later", retryAfter: 1)
+        case .unavailable: self = .appleUnavailable()
+        }
+    }
+
+    /// The response carrying this error.
+    public var response: HTTPResponse {
+        var error: [String: String] = details
+        error["code"] = code
+        error["message"] = message
+        var response = HTTPResponse.json(status, ["error": error])
+        if let retryAfterSeconds { response.headers.append(("Retry-After", String(retryAfterSeconds))) }
+        return response
+    }
+}

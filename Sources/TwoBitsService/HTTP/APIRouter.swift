@@ -1,0 +1,80 @@
+import Foundation
+import HTTPServer
+
+/// The request pipeline: request id, routing, authentication, roles, media type, handler, error
+/// envelope, then one log line and the request metrics.
+struct APIRouter: Sendable {
+    let table: RouteTable
+    let authenticator: ClientAuthenticator
+    let metrics: MetricsRegistry
+    let logger: Logger
+
+    func handle(_ http: HTTPRequest) async -> HTTPResponse {
+        let started = ContinuousClock.now
+        let requestID = Self.requestID(from: http)
+        var route = "unmatched"
+        var client: AuthenticatedClient?
+        var response: HTTPResponse
+        do throws(APIError) {
+            switch table.router.match(method: http.method, path: http.path) {
+            case .notFound: throw .notFound
+            case .methodNotAllowed(let allowed): throw .methodNotAllowed(allowed)
+            case .found(let match, let parameters):
+                route = match.pattern
+                client = try authorize(http, access: match.handler.access)
+                if ["POST", "PUT", "PATCH"].contains(http.method), !http.body.isEmpty {
+                    let type = http.header("Content-Type")?.lowercased() ?? ""
+                    guard type.hasPrefix("application/json") else { throw .unsupportedMediaType }
+                }
+                var routed = http
+                routed.parameters = parameters
+                let request = APIRequest(http: routed, client: client, requestID: requestID, route: match.pattern)
+                response = try await match.handler.handler(request)
+            }
+        } catch {
+            response = error.response
+            if error.status == 502 {
+                logger.log(.error, "Apple rejected this service's credentials: check apple.team_id, apple.key_id, apple.private_key_file and apple.environment",
+                           ["request_id": .string(requestID), "route": .string(route)])
+            }
+        }
+        if response.status == 405, case .methodNotAllowed(let allowed) = table.router.match(method: http.method, path: http.path) {
+            response.headers.append(("Allow", allowed.joined(separator: ", ")))
+        }
+        response.headers.append(("X-Request-Id", requestID))
+        record(http, route: route, status: response.status, client: client, requestID: requestID, started: started)
+        return response
+    }
+
+    private func authorize(_ http: HTTPRequest, access: RouteAccess) throws(APIError) -> AuthenticatedClient? {
+        if access == .public { return nil }
+        guard let client = authenticator.authenticate(http.header("Authorization")) else { throw .unauthorized }
+        if case .role(let role) = access, !client.roles.contains(role) {
+            throw .forbidden("this route needs the \(role.rawValue) role; client \(client.name) has \(client.roles.map(\.rawValue).sorted().joined(separator: ", "))")
+        }
+        return client
+    }
+
+    func record(_ http: HTTPRequest, route: String, status: Int, client: AuthenticatedClient?, requestID: String, started: ContinuousClock.Instant) {
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        metrics.increment("twobits_http_requests_total", "HTTP requests by route and status",
+                          labels: [("route", route), ("status", String(status))])
+        logger.log(status >= 500 ? .error : .info, "request", [
+            "method": .string(http.method), "route": .string(route), "status": .int(status),
+            "duration_ms": .double((milliseconds * 1000).rounded() / 1000), "request_id": .string(requestID),
+            "client": .string(client?.name ?? "-"),
+        ])
+    }
+
+    /// Echoes a well-formed `X-Request-Id`, otherwise makes one.
+    static func requestID(from http: HTTPRequest) -> String {
+        if let given = http.header("X-Request-Id"), (1...128).contains(given.utf8.count),
+           given.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x2E || $0 == 0x5F }) {
+            return given
+        }
+        var bytes = [UInt8](repeating: 0, count: 12)
+        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
+        return bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}

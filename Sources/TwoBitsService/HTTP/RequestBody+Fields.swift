@@ -1,0 +1,26 @@
+import DeviceCheck
+
+extension RequestBody {
+    /// An optional `install_id`: 1-128 characters of A-Z a-z 0-9 . _ -
+    func installID() throws(APIError) -> String? {
+        guard let id = try optionalString("install_id") else { return nil }
+        guard Self.isInstallID(id) else { throw .badRequest("install_id must be 1-128 characters of A-Z a-z 0-9 . _ -") }
+        return id
+    }
+
+    static func isInstallID(_ id: String) -> Bool {
+        (1...128).contains(id.utf8.count) && id.utf8.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
+        }
+    }
+
+    /// A required free-text `reason` of at most 500 characters.
+    func reason(required: Bool) throws(APIError) -> String? {
+        guard let reason = try optionalString("reason"), !reason.isEmpty else {
+            if required { throw .badRequest("reason is required (why this device is banned, for the audit trail)") }
+            return nil
+        }
+        guard reason.count <= 500 else { throw .badRequest("reason is limited to 500 characters") }
+        return reason
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Synchronization
+
+/// Counters and histograms in Prometheus's text format, labelled, in memory.
+public final class MetricsRegistry: Sendable {
+    private struct Family {
+        let help: String
+        let type: String
+        var samples: [String: Double] = [:] // rendered label set → value
+    }
+
+    private struct Histogram {
+        var buckets: [Int]
+        var sum: Double = 0
+        var count = 0
+    }
+
+    /// Apple latency buckets in seconds: from a fast sandbox to a slow Apple.
+    static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+
+    private let families = Mutex<[String: Family]>([:])
+    private let histograms = Mutex<[String: [String: Histogram]]>([:])
+    private let histogramHelp = Mutex<[String: String]>([:])
+
+    public init() {}
+
+    /// Adds `value` to a counter.
+    public func increment(_ name: String, _ help: String, labels: [(String, String)] = [], by value: Double = 1) {
+        let key = Self.render(labels)
+        families.withLock { f in
+            f[name, default: Family(help: help, type: "counter")].samples[key, default: 0] += value
+        }
+    }
+
+    /// Sets a gauge.
+    public func set(_ name: String, _ help: String, labels: [(String, String)] = [], to value: Double) {
+        let key = Self.render(labels)
+        families.withLock { f in f[name, default: Family(help: help, type: "gauge")].samples[key] = value }
+    }
+
+    /// Records one observation in a histogram with the latency buckets.
+    public func observe(_ name: String, _ help: String, labels: [(String, String)] = [], _ value: Double) {
+        let key = Self.render(labels)
+        histogramHelp.withLock { $0[name] = help }
+        histograms.withLock { h in
+            var hist = h[name]?[key] ?? Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count))
+            for (i, bound) in Self.latencyBuckets.enumerated() where value <= bound { hist.buckets[i] += 1 }
+            hist.sum += value
+            hist.count += 1
+            h[name, default: [:]][key] = hist
+        }
+    }
+
+    /// A counter's current value (tests and the admin CLI).
+    public func value(_ name: String, labels: [(String, String)] = []) -> Double {
+        families.withLock { $0[name]?.samples[Self.render(labels)] ?? 0 }
+    }
+
+    /// The exposition text.
+    public func render() -> String {
+        var out = ""
+        for (name, family) in families.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            out += "# HELP \(name) \(family.help)\n# TYPE \(name) \(family.type)\n"
+            for (labels, value) in family.samples.sorted(by: { $0.key < $1.key }) {
+                out += "\(name)\(labels.isEmpty ? "" : "{\(labels)}") \(Self.format(value))\n"
+            }
+        }
+        let helps = histogramHelp.withLock { $0 }
+        for (name, series) in histograms.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
+            out += "# HELP \(name) \(helps[name] ?? name)\n# TYPE \(name) histogram\n"
+            for (labels, hist) in series.sorted(by: { $0.key < $1.key }) {
+                let prefix = labels.isEmpty ? "" : labels + ","
+                for (i, bound) in Self.latencyBuckets.enumerated() {
+                    out += "\(name)_bucket{\(prefix)le=\"\(bound)\"} \(hist.buckets[i])\n"
+                }
+                out += "\(name)_bucket{\(prefix)le=\"+Inf\"} \(hist.count)\n"
+                out += "\(name)_sum\(labels.isEmpty ? "" : "{\(labels)}") \(hist.sum)\n"
+                out += "\(name)_count\(labels.isEmpty ? "" : "{\(labels)}") \(hist.count)\n"
+            }
+        }
+        return out
+    }
+
+    private static func render(_ labels: [(String, String)]) -> String {
+        labels.map { "\($0.0)=\"\($0.1.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"" }
+            .joined(separator: ",")
+    }
+
+    private static func format(_ v: Double) -> String {
+        v.rounded() == v && abs(v) < 1e15 ? String(Int64(v)) : String(v)
+    }
+}

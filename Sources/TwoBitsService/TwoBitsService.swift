@@ -1,0 +1,120 @@
+import DeviceCheck
+import Foundation
+import HTTPServer
+import Policy
+import Storage
+import TwoBitsCrypto
+
+/// The TwoBits service: configuration in, an HTTP API out.
+///
+/// Wires the layers together: the Apple client (signing with the team key), the ledger, the bit
+/// policy and the fallback-token issuer, and the controllers that expose them over HTTP.
+public final class TwoBitsService: Sendable {
+    public let configuration: ServiceConfiguration
+    public let metrics: MetricsRegistry
+    public let routes: RouteTable
+    let logger: Logger
+    let apple: any DeviceCheckAPI
+    let ledger: any Ledger
+    let developerTokens: DeveloperTokenProvider
+    let policy: BitPolicy
+    let fallbackTokens: FallbackTokenService?
+    private let server: HTTPServer
+
+    /// Builds every component; fails with an error naming the configuration field at fault.
+    public init(configuration: ServiceConfiguration, logger: Logger = Logger()) throws(ConfigurationError) {
+        self.configuration = configuration
+        self.logger = logger
+        let metrics = MetricsRegistry()
+        self.metrics = metrics
+
+        let credentials: DeveloperCredentials
+        do {
+            credentials = try DeveloperCredentials(teamID: configuration.apple.teamID, keyID: configuration.apple.keyID,
+                                                   privateKeyFile: configuration.apple.privateKeyFile)
+        } catch {
+            switch error {
+            case .teamID: throw ConfigurationError("apple.team_id", error.description)
+            case .keyID: throw ConfigurationError("apple.key_id", error.description)
+            case .key: throw ConfigurationError("apple.private_key_file", error.description + " (download the DeviceCheck key from Certificates, Identifiers & Profiles > Keys)")
+            }
+        }
+        let developerTokens = DeveloperTokenProvider(credentials: credentials)
+        self.developerTokens = developerTokens
+        let apple = AppleDeviceCheckClient(
+            configuration: AppleClientConfiguration(
+                baseURL: configuration.apple.effectiveBaseURL, timeoutMilliseconds: configuration.apple.timeoutMilliseconds,
+                maxInFlight: configuration.apple.maxInFlight, maxConnections: configuration.apple.maxConnections),
+            tokens: developerTokens, observer: AppleCallMetrics(registry: metrics))
+        self.apple = apple
+
+        let ledger: SQLiteLedger
+        do { ledger = try SQLiteLedger(path: configuration.database) } catch {
+            throw ConfigurationError("database", "\(error) (check the path and that its directory is writable)")
+        }
+        self.ledger = ledger
+        let policy = BitPolicy(configuration: configuration.policy, apple: apple, ledger: ledger)
+        self.policy = policy
+
+        var fallbackTokens: FallbackTokenService?
+        if configuration.tokens.enabled {
+            fallbackTokens = try FallbackTokenService(settings: configuration.tokens, environment: configuration.apple.environment,
+                                                      policy: policy, ledger: ledger, metrics: metrics, logger: logger)
+        }
+        self.fallbackTokens = fallbackTokens
+
+        var table = RouteTable()
+        HealthController(ledger: ledger, developerTokens: developerTokens, metrics: metrics, fallbackTokens: fallbackTokens).register(in: &table)
+        DeviceController(policy: policy).register(in: &table)
+        PromotionController(policy: policy, ledger: ledger, metrics: metrics).register(in: &table)
+        InstallController(policy: policy, metrics: metrics).register(in: &table)
+        AdminController(policy: policy, ledger: ledger, metrics: metrics).register(in: &table)
+        FallbackTokenController(service: fallbackTokens, ledger: ledger).register(in: &table)
+        self.routes = table
+
+        let router = APIRouter(table: table, authenticator: ClientAuthenticator(clients: configuration.clients), metrics: metrics, logger: logger)
+        let serverConfiguration = HTTPServerConfiguration(
+            host: configuration.listenHost, port: configuration.listenPort, threads: configuration.server.threads,
+            maxBodyBytes: 64 * 1024, requestDeadlineMilliseconds: configuration.server.requestDeadlineMilliseconds)
+        server = HTTPServer(
+            configuration: serverConfiguration,
+            oversizedBody: { request in
+                var response = APIError.payloadTooLarge.response
+                response.headers.append(("X-Request-Id", APIRouter.requestID(from: request)))
+                return response
+            },
+            deadlineExpired: { request in
+                var response = APIError.appleUnavailable("the request did not finish within its deadline; retry later").response
+                response.headers.append(("X-Request-Id", APIRouter.requestID(from: request)))
+                return response
+            },
+            shuttingDown: { APIError(503, "shutting_down", "the server is restarting; retry", retryAfterSeconds: 1).response },
+            handler: { request in await router.handle(request) })
+    }
+
+    /// Starts listening.
+    public func start() throws(ConfigurationError) {
+        do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
+        logger.log(.info, "listening", [
+            "address": .string("\(configuration.listenHost):\(server.port)"),
+            "apple": .string(configuration.apple.effectiveBaseURL), "environment": .string(configuration.apple.environment.rawValue),
+            "layout": .string(configuration.policy.layout.description),
+        ])
+        fallbackTokens?.warnAboutDebugSecrets()
+    }
+
+    /// The bound port.
+    public var port: UInt16 { server.port }
+
+    /// Stops accepting, lets running requests finish within the grace period, then stops.
+    public func shutdown() async {
+        logger.log(.info, "shutting down", ["in_flight": .int(server.requestsInFlight)])
+        await server.shutdown(graceMilliseconds: configuration.server.shutdownGraceMilliseconds)
+        logger.log(.info, "stopped")
+    }
+
+    /// Reloads signing keys (SIGHUP): a rotated key starts signing.
+    public func reloadKeys() {
+        fallbackTokens?.reloadKeys()
+    }
+}

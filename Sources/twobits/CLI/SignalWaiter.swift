@@ -1,0 +1,38 @@
+import Dispatch
+import Foundation
+
+/// Turns SIGINT/SIGTERM into an awaited event and SIGHUP into a callback.
+final class SignalWaiter: @unchecked Sendable {
+    private var sources: [DispatchSourceSignal] = []
+
+    /// Waits until SIGINT or SIGTERM; calls `onHangUp` for each SIGHUP meanwhile.
+    func waitForTermination(onHangUp: @escaping @Sendable () -> Void = {}) async -> Int32 {
+        for s in [SIGINT, SIGTERM, SIGHUP] { signal(s, SIG_IGN) }
+        let hup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hup.setEventHandler(handler: onHangUp)
+        hup.resume()
+        sources.append(hup)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            let once = OnceFlag()
+            for s in [SIGINT, SIGTERM] {
+                let source = DispatchSource.makeSignalSource(signal: s, queue: .global())
+                source.setEventHandler { if once.take() { continuation.resume(returning: s) } }
+                source.resume()
+                sources.append(source)
+            }
+        }
+    }
+}
+
+/// True exactly once.
+final class OnceFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var taken = false
+    func take() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if taken { return false }
+        taken = true
+        return true
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import HTTPClient
+import TwoBitsCrypto
+
+/// `twobits admin …`: bans, unbans, device state, pending orders and the audit trail of a running server.
+enum AdminCommand {
+    static let usage = """
+    usage: twobits admin <action> [--server URL] [--key KEY] [--json]
+      ban     (--install-id ID | --token-file FILE) --reason TEXT
+      unban   (--install-id ID | --token-file FILE) [--reason TEXT]
+      state   [--token-file FILE]
+      pending
+      audit   [--limit N] [--before ID]
+    The server URL and admin API key come from --server/--key or TWOBITS_SERVER/TWOBITS_ADMIN_KEY.
+    Device tokens (about 3 KB) are read from --token-file, or from standard input when it is omitted or '-'.
+    """
+
+    static func run(_ raw: [String]) async throws -> Int32 {
+        var args = try Arguments(raw, switches: ["json", "help"])
+        if args.flag("help") || args.positional.isEmpty {
+            print(usage)
+            return args.positional.isEmpty && !args.flag("help") ? 2 : 0
+        }
+        let action = args.positional[0]
+        let server = (args.value("server", env: "TWOBITS_SERVER") ?? "http://127.0.0.1:8080").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let key = try args.required("key", env: "TWOBITS_ADMIN_KEY")
+        let json = args.flag("json")
+
+        let method: String
+        var path: String
+        var body: [String: String]?
+        switch action {
+        case "ban", "unban":
+            method = "POST"
+            path = action == "ban" ? "/v1/admin/bans" : "/v1/admin/unbans"
+            var b: [String: String] = [:]
+            if let install = args.value("install-id") { b["install_id"] = install } else { b["device_token"] = try readToken(args.value("token-file")) }
+            if let reason = args.value("reason") { b["reason"] = reason } else if action == "ban" { throw UsageError("ban needs --reason") }
+            body = b
+        case "state":
+            method = "POST"
+            path = "/v1/admin/devices/state"
+            body = ["device_token": try readToken(args.value("token-file"))]
+        case "pending":
+            method = "GET"
+            path = "/v1/admin/bans/pending"
+        case "audit":
+            method = "GET"
+            path = "/v1/admin/audit?limit=\(try args.int("limit", default: 20))"
+            if let before = args.value("before") { path += "&before=\(before)" }
+        default:
+            throw UsageError("unknown admin action \(action)\n\n" + usage)
+        }
+        try args.rejectUnknown()
+
+        let client = CurlHTTPClient(maxConnectionsPerHost: 1, maxTotalConnections: 1)
+        defer { client.shutdown() }
+        var headers = [("Authorization", "Bearer " + key)]
+        var data: Data?
+        if let body {
+            headers.append(("Content-Type", "application/json"))
+            data = try JSONEncoder().encode(body)
+        }
+        let response: HTTPClientResponse
+        do {
+            response = try await client.send(HTTPClientRequest(method: method, url: server + path, headers: headers, body: data, timeoutMilliseconds: 30_000))
+        } catch {
+            printError("twobits admin: cannot reach \(server): \(error)")
+            return 1
+        }
+        if json {
+            print(response.text)
+        } else {
+            print(humanReadable(action, response))
+        }
+        return (200..<300).contains(response.status) ? 0 : 1
+    }
+
+    static func readToken(_ file: String?) throws -> String {
+        let data: Data
+        if let file, file != "-" {
+            guard let d = FileManager.default.contents(atPath: file) else { throw UsageError("cannot read --token-file \(file)") }
+            data = d
+        } else {
+            data = FileHandle.standardInput.readDataToEndOfFile()
+        }
+        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !token.isEmpty else { throw UsageError("no device token given (use --token-file FILE or pipe it on standard input)") }
+        return token
+    }
+
+    static func humanReadable(_ action: String, _ response: HTTPClientResponse) -> String {
+        guard let value = JSONValue.parse(response.body) else { return "HTTP \(response.status): \(response.text)" }
+        if let error = value["error"] {
+            return "error \(response.status) \(error["code"]?.stringValue ?? ""): \(error["message"]?.stringValue ?? "")"
+        }
+        func s(_ v: JSONValue?) -> String {
+            switch v {
+            case .string(let x)?: return x
+            case .bool(let b)?: return b ? "yes" : "no"
+            case .int(let i)?: return String(i)
+            case nil, .null?: return "-"
+            default: return "\(v!)"
+            }
+        }
+        switch action {
+        case "ban", "unban":
+            let applied = value["applied"]?.boolValue == true
+            return "\(action == "ban" ? "banned" : "unbanned"): \(applied ? "written to the device's bits now" : "pending until install \(s(value["install_id"])) shows a device token")"
+        case "state":
+            let raw = value["raw"], meaning = value["meaning"]
+            var lines = ["layout:      \(s(value["layout"]))"]
+            if raw?["never_set"]?.boolValue == true { lines.append("bits:        never set") } else {
+                lines.append("bits:        bit0=\(s(raw?["bit0"])) bit1=\(s(raw?["bit1"])) last update \(s(raw?["last_update_time"]))\(raw?["stale"]?.boolValue == true ? " (stale: counts as never set)" : "")")
+            }
+            lines.append("banned:      \(s(meaning?["banned"]))")
+            if let r = meaning?["reinstalls"] { lines.append("reinstalls:  \(s(r))") }
+            if case .array(let claims)? = meaning?["promotions"] {
+                for c in claims { lines.append("claimed:     \(s(c["promotion"])) in \(s(c["claimed_month"]))") }
+            }
+            return lines.joined(separator: "\n")
+        case "pending":
+            guard case .array(let items)? = value["pending"], !items.isEmpty else { return "no pending bans or unbans" }
+            return items.map { "\(s($0["created_at"]))  \(s($0["action"]))  install \(s($0["install_id"]))  by \(s($0["client"]))  \(s($0["reason"]))" }.joined(separator: "\n")
+        case "audit":
+            guard case .array(let items)? = value["events"], !items.isEmpty else { return "no audit events" }
+            var lines = items.map {
+                "#\(s($0["id"])) \(s($0["at"])) \(s($0["client"])) \(s($0["action"])) \(s($0["subject"])) \(s($0["bits_before"])) -> \(s($0["bits_after"])) \(s($0["result"])) \(s($0["reason"]))"
+            }
+            if let next = value["next_before"], next != .null { lines.append("more: --before \(s(next))") }
+            return lines.joined(separator: "\n")
+        default:
+            return response.text
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Storage
+import Tokens
+
+/// `twobits keys generate|rotate|list|prune --dir DIR`: the fallback-token signing keys.
+enum KeysCommand {
+    static func run(_ raw: [String]) throws -> Int32 {
+        var args = try Arguments(raw)
+        guard let action = args.positional.first else { throw UsageError("keys needs an action: generate, rotate, list or prune") }
+        let store = SigningKeyStore(directory: try args.required("dir"))
+        let maxTTL = try args.int("max-ttl", default: 86_400)
+        let database = args.value("database", env: "TWOBITS_DATABASE")
+        try args.rejectUnknown()
+        let ledger = try database.map { path throws -> SQLiteLedger in try SQLiteLedger(path: path) }
+
+        func audit(_ action: String, _ subject: String, _ reason: String? = nil) {
+            _ = try? ledger?.record(AuditEvent(client: "cli", action: action, subject: subject, result: "ok", reason: reason))
+        }
+
+        switch action {
+        case "generate", "rotate":
+            let key = try store.generate()
+            audit("keys.\(action)", key.kid)
+            print("created \(key.path)")
+            print("kid \(key.kid)")
+            if action == "rotate" { print("It signs from the next start or SIGHUP of the server; older keys stay in the JWKS until their tokens expire.") }
+        case "list":
+            let keys = try store.load()
+            let retired = SigningKeyStore.retirements(keys)
+            let live = Set(SigningKeyStore.verifying(keys, maxTokenLifetime: TimeInterval(maxTTL), now: Date()).map(\.kid))
+            for key in keys {
+                let state = retired[key.kid] == nil ? "signing" : (live.contains(key.kid) ? "verifying" : "expired (prunable)")
+                print("\(key.kid)  created \(ISO8601DateFormatter().string(from: key.createdAt))  \(state)")
+            }
+        case "prune":
+            let removed = try store.prune(maxTokenLifetime: TimeInterval(maxTTL))
+            for key in removed {
+                audit("keys.prune", key.kid)
+                print("removed \(key.kid)")
+            }
+            if removed.isEmpty { print("nothing to prune (keys retired less than --max-ttl \(maxTTL) s ago may still have live tokens)") }
+        default:
+            throw UsageError("unknown keys action \(action); use generate, rotate, list or prune")
+        }
+        return 0
+    }
+}

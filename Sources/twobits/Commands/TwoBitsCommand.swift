@@ -1,0 +1,46 @@
+import Foundation
+
+/// Dispatches to the subcommands.
+enum TwoBitsCommand {
+    static let usage = """
+    usage: twobits <command> [options]
+
+      serve   --config FILE                 run the service
+      sandbox --team-id ID --key-id ID --key-file FILE [--listen HOST:PORT]
+              [--environment development|production] [--latency-ms N]
+                                            run the Apple DeviceCheck emulator
+      apikey                                print a new API key and the key_sha256 for the configuration
+      keys    generate|rotate|list|prune --dir DIR [--max-ttl SECONDS] [--database FILE]
+                                            manage fallback-token signing keys
+      admin   ban|unban|state|pending|audit [--server URL] [--key KEY] [--json] ...
+                                            operate a running server (twobits admin --help)
+
+    Documentation: docs/ in the repository.
+    """
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        guard let command = arguments.first else {
+            printError(usage)
+            return 2
+        }
+        let rest = Array(arguments.dropFirst())
+        do {
+            switch command {
+            case "serve": return try await ServeCommand.run(rest)
+            case "sandbox": return try await SandboxCommand.run(rest)
+            case "apikey": return APIKeyCommand.run()
+            case "keys": return try KeysCommand.run(rest)
+            case "admin": return try await AdminCommand.run(rest)
+            case "help", "--help", "-h":
+                print(usage)
+                return 0
+            default:
+                printError("unknown command \(command)\n\n" + usage)
+                return 2
+            }
+        } catch {
+            printError("twobits \(command): \(error)")
+            return 2
+        }
+    }
+}

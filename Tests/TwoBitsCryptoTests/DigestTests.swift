@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+import TwoBitsCrypto
+
+@Suite struct ConstantTimeTests {
+    @Test func equalBytesAreEqual() {
+        let a = SecureRandom.bytes(32)
+        #expect(ConstantTime.equal(a, Data(a)))
+        #expect(ConstantTime.equal(Data(), Data()))
+    }
+
+    @Test func anyDifferenceIsUnequal() {
+        let a = SecureRandom.bytes(32)
+        for index in [0, 15, 31] {
+            var b = a
+            b[index] ^= 0x01
+            #expect(!ConstantTime.equal(a, b), "differs at \(index)")
+        }
+        #expect(!ConstantTime.equal(a, a.prefix(31)))
+        #expect(!ConstantTime.equal(a, a + Data([0])))
+        #expect(!ConstantTime.equal(Data(), Data([0])))
+        #expect(!ConstantTime.equal(Data([0]), Data()))
+    }
+
+    @Test func worksOnSlicesWithNonZeroStartIndex() {
+        let base = Data([9, 9, 1, 2, 3])
+        let slice = base[2...]
+        #expect(ConstantTime.equal(slice, Data([1, 2, 3])))
+        #expect(!ConstantTime.equal(slice, Data([1, 2, 4])))
+    }
+}
+
+@Suite struct SecureRandomTests {
+    @Test func uuidIsLowercaseVersion4() throws {
+        let pattern = /[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/
+        var seen = Set<String>()
+        for _ in 0..<2_000 {
+            let uuid = SecureRandom.uuid()
+            #expect(uuid.count == 36)
+            #expect(uuid.wholeMatch(of: pattern) != nil, "\(uuid)")
+            #expect(UUID(uuidString: uuid) != nil)
+            seen.insert(uuid)
+        }
+        #expect(seen.count == 2_000)
+    }
+
+    @Test func bytesHaveTheRequestedLengthAndDiffer() {
+        #expect(SecureRandom.bytes(0).isEmpty)
+        #expect(SecureRandom.bytes(48).count == 48)
+        #expect(SecureRandom.bytes(32) != SecureRandom.bytes(32))
+    }
+}
+
+@Suite struct SHA256Tests {
+    @Test func knownVectors() {
+        #expect(SHA256.hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hash(Data("abc".utf8)).count == 32)
+    }
+}
