@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages and Python test tools TwoBits needs, only when something is missing.
+# Used by `make run`, `make test` and `make bench`; safe to run repeatedly.
+set -euo pipefail
+
+debs=(pkg-config openssl libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev curl)
+if [[ "${1:-}" == "--bench" ]]; then debs+=(wrk); fi
+
+missing=()
+for p in "${debs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if (( ${#missing[@]} )); then
+    echo "installing Debian packages: ${missing[*]}"
+    SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [[ "${1:-}" == "--python" || "${1:-}" == "--bench" ]]; then
+    if ! python3 -c 'import jwt, cryptography, pytest' 2>/dev/null; then
+        echo "installing Python test tools: pyjwt cryptography pytest"
+        python3 -m pip install -q --disable-pip-version-check 'pyjwt[crypto]' cryptography pytest
+    fi
+fi

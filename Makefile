@@ -1,0 +1,36 @@
+# TwoBits: `make run` serves against the built-in Apple sandbox; `make test` runs the whole suite.
+SHELL := /bin/bash
+SWIFT ?= swift
+
+.PHONY: deps build release run test test-swift test-python bench bench-smoke clean
+
+deps:
+	@.ci/install-deps.sh --python
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+# Builds release, starts the sandbox and the server with a throw-away key, prints curl commands.
+run: release
+	@.ci/demo.sh
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+	$(MAKE) --no-print-directory test-python
+
+# Python suites drive the real binaries over loopback (independent JWT checks, crash recovery, the benchmark smoke run).
+test-python:
+	$(SWIFT) build -c release
+	TWOBITS_BIN=$(CURDIR)/.build/release/twobits python3 -m pytest -q Tests/python
+
+bench: 
+	@.ci/install-deps.sh --bench
+	$(SWIFT) build -c release
+	python3 Benchmarks/bench.py
+
+clean:
+	rm -rf .build .build-* run
