@@ -10,8 +10,13 @@ public final class Logger: Sendable {
 
     private let lock = Mutex(())
     private let enabled: Bool
+    private let sink: (@Sendable (Data) -> Void)?
 
-    public init(enabled: Bool = true) { self.enabled = enabled }
+    /// - Parameter sink: receives each line instead of standard output (tests read the log this way).
+    public init(enabled: Bool = true, sink: (@Sendable (Data) -> Void)? = nil) {
+        self.enabled = enabled
+        self.sink = sink
+    }
 
     public func log(_ level: Level, _ message: String, _ fields: [String: LogValue] = [:]) {
         guard enabled else { return }
@@ -23,6 +28,7 @@ public final class Logger: Sendable {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         guard var line = try? encoder.encode(object) else { return }
         line.append(0x0A)
+        if let sink { return sink(line) }
         lock.withLock { _ in
             line.withUnsafeBytes { raw in _ = Foundation.write(1, raw.baseAddress, raw.count) }
         }

@@ -1,0 +1,66 @@
+import DeviceCheck
+import Foundation
+import Sandbox
+import Testing
+import TwoBitsCrypto
+
+/// How Apple's failures reach API clients.
+@Suite struct AppleFailureTests {
+    @Test func appleUnavailableIs503WithRetryAfter() async throws {
+        let h = try ServiceHarness(apple: ["timeout_ms": "400"])
+        let device = h.freshDevice()
+        h.sandbox.inject(Fault(kind: .status, status: 503, count: 1_000))
+        let answer = try await h.post("/v1/devices/validate", #"{"device_token":"\#(device.token)"}"#)
+        #expect(answer.status == 503)
+        #expect(answer.code == "apple_unavailable")
+        #expect(answer.response.status == 503)
+        h.sandbox.clearFaults()
+        #expect(try await h.post("/v1/devices/validate", #"{"device_token":"\#(device.token)"}"#).status == 200)
+        await h.close()
+    }
+
+    @Test func retryAfterHeaderIsSent() async throws {
+        // libcurl's client does not expose headers, so read the raw response over a socket.
+        let h = try ServiceHarness(apple: ["timeout_ms": "300"])
+        h.sandbox.inject(Fault(kind: .timeout, count: 1_000, delayMilliseconds: 5_000))
+        let token = h.freshDevice().token
+        let raw = try rawExchange(port: h.service.port, body: #"{"device_token":"\#(token)"}"#, key: h.keys["all"]!)
+        #expect(raw.hasPrefix("HTTP/1.1 503"))
+        #expect(raw.lowercased().contains("retry-after: "))
+        #expect(raw.lowercased().contains("x-request-id: "))
+        await h.close()
+    }
+
+    @Test func rejectedCredentialsAre502() async throws {
+        // The sandbox trusts a different key: Apple answers 401 twice (one re-sign), an operator problem.
+        let h = try ServiceHarness(sandboxKey: P256PrivateKey.generate())
+        let device = h.freshDevice()
+        let answer = try await h.post("/v1/devices/validate", #"{"device_token":"\#(device.token)"}"#)
+        #expect(answer.status == 502)
+        #expect(answer.code == "apple_auth_failed")
+        #expect(h.logLines.withLock { $0.contains { $0.contains("Apple rejected this service's credentials") } })
+        await h.close()
+    }
+
+    /// Sends one POST /v1/devices/validate and returns the raw response text.
+    func rawExchange(port: UInt16, body: String, key: String) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = port.bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard rc == 0 else { throw POSIXError(.ECONNREFUSED) }
+        let request = "POST /v1/devices/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        _ = request.withCString { send(fd, $0, strlen($0), 0) }
+        var received = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import HTTPClient
+import Synchronization
+import Testing
+
+/// Requests that await Apple hold no thread: 1,000 at once need no more threads than one.
+@Suite struct ConcurrencyTests {
+    @Test func thousandConcurrentValidationsOnAFixedNumberOfThreads() async throws {
+        let h = try ServiceHarness(sandboxLatencyMilliseconds: 100)
+        let device = h.freshDevice()
+        let body = #"{"device_token":"\#(device.token)"}"#
+        // Warm up: every component has started its threads.
+        #expect(try await h.post("/v1/devices/validate", body).status == 200)
+        let idleThreads = currentThreadCount()
+
+        let peak = Mutex(0)
+        let sampling = Mutex(true)
+        let sampler = Thread {
+            while sampling.withLock({ $0 }) {
+                let n = currentThreadCount()
+                peak.withLock { $0 = max($0, n) }
+                usleep(5_000)
+            }
+        }
+        sampler.start()
+        let started = ContinuousClock.now
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<1_000 {
+                group.addTask { (try? await h.post("/v1/devices/validate", body))?.status ?? -1 }
+            }
+            return await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }
+        }
+        let elapsed = ContinuousClock.now - started
+        sampling.withLock { $0 = false }
+        let peakThreads = peak.withLock { $0 }
+        let calls = h.sandbox.counters.calls["query_two_bits"] ?? 0
+        print("concurrency: 1000 validations, sandbox 100 ms: statuses \(statuses), elapsed \(elapsed), threads idle \(idleThreads) peak \(peakThreads) (sampler +1), sandbox queries \(calls)")
+
+        #expect(statuses == [200: 1_000])
+        // The process (test runner, sandbox, service, client, sampler) gained at most a handful of
+        // threads while 1,000 requests were in flight: threads do not grow with concurrency.
+        #expect(peakThreads - idleThreads <= 6)
+        await h.close()
+    }
+
+    @Test func shutdownLetsInFlightRequestsFinish() async throws {
+        let h = try ServiceHarness(sandboxLatencyMilliseconds: 300)
+        let device = h.freshDevice()
+        let body = #"{"device_token":"\#(device.token)"}"#
+        async let inFlight = h.post("/v1/devices/validate", body)
+        try await Task.sleep(for: .milliseconds(100))
+        await h.service.shutdown()
+        let answer = try await inFlight
+        #expect(answer.status == 200)
+        // After shutdown nothing listens.
+        await #expect(throws: HTTPClientError.self) { _ = try await h.request("GET", "/healthz", key: nil) }
+        await h.sandbox.shutdown()
+        h.client.shutdown()
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+import TwoBitsCrypto
+import TwoBitsService
+
+/// Every configuration error names its field and how to fix it, before anything listens.
+@Suite struct ConfigurationTests {
+    let directory: String = {
+        let d = NSTemporaryDirectory() + "twobits-config-" + SecureRandom.bytes(6).hexString
+        try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        try? P256PrivateKey.generate().pkcs8PEM.write(toFile: d + "/AuthKey.p8", atomically: true, encoding: .utf8)
+        return d
+    }()
+
+    func config(_ apple: String = #""team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8""#, _ extra: String = "") -> String {
+        #"{"apple":{\#(apple)}\#(extra.isEmpty ? "" : "," + extra)}"#
+    }
+
+    func error(_ json: String, env: [String: String] = [:]) -> ConfigurationError? {
+        do {
+            let c = try ServiceConfiguration.parse(Data(json.utf8), environment: env, baseDirectory: directory)
+            _ = try TwoBitsService(configuration: c, logger: Logger(enabled: false))
+            return nil
+        } catch { return error }
+    }
+
+    @Test func aMinimalConfigurationIsValid() {
+        #expect(error(config()) == nil)
+    }
+
+    @Test(arguments: [
+        (#"{"#, ""),
+        (#"{"listen":"127.0.0.1:8080"}"#, "apple"),
+        (#"{"apple":{"team_id":"short","key_id":"KEYID12345","private_key_file":"AuthKey.p8"}}"#, "apple.team_id"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"key-id-bad","private_key_file":"AuthKey.p8"}}"#, "apple.key_id"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"missing.p8"}}"#, "apple.private_key_file"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8","environment":"staging"}}"#, "apple.environment"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8","timeout_ms":5}}"#, "apple.timeout_ms"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8","tem_id":"x"}}"#, "apple.tem_id"),
+        (#"{"listen":"localhost","apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"}}"#, "listen"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"clients":[{"name":"a","key_sha256":"xyz","roles":["admin"]}]}"#, "clients[0].key_sha256"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"clients":[{"name":"a","key_sha256":"\#(String(repeating: "a", count: 64))","roles":["root"]}]}"#, "clients[0].roles"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"bits":{"bit0":"ban","bit1":"ban"}}"#, "bits.bit1"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"bits":{"mode":"reinstall-counter","ban_at":4}}"#, "bits.ban_at"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"promotions":[{"id":"a","starts":"2026-01","ends":"2026-06"},{"id":"b","starts":"2026-06"}]}"#, "promotions[1].id"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"promotions":[{"id":"a","starts":"2026-13"}]}"#, "promotions[0].starts"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"bits":{"bit0":"promotion","bit1":"promotion"},"promotions":[{"id":"a","starts":"2026-01"}]}"#, "promotions[0].bit"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"bits":{"mode":"none"},"promotions":[{"id":"a","starts":"2026-01"}]}"#, "promotions[0].id"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"tokens":{"audience":"x","ttl_seconds":10}}"#, "tokens.ttl_seconds"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"tokens":{"audience":"x","keys_dir":"nokeys"}}"#, "tokens.keys_dir"),
+        (#"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"databse":"x"}"#, "databse"),
+    ])
+    func errorsNameTheField(json: String, field: String) {
+        let e = error(json)
+        #expect(e?.field == field, "\(json) → \(e.map { "\($0)" } ?? "no error")")
+        #expect(e?.problem.isEmpty == false)
+    }
+
+    @Test func keyFileProblemsAreNamed() throws {
+        let cases: [(String, String)] = [
+            ("not a key", "not PEM"),
+            ("-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n", "encrypted"),
+        ]
+        for (contents, phrase) in cases {
+            try contents.write(toFile: directory + "/bad.p8", atomically: true, encoding: .utf8)
+            let e = error(config(#""team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"bad.p8""#))
+            #expect(e?.field == "apple.private_key_file")
+            #expect(e?.problem.contains(phrase) == true, "\(e.map { "\($0)" } ?? "-")")
+        }
+    }
+
+    @Test func environmentVariablesOverrideTheFile() throws {
+        let json = config(#""team_id":"WRONG","key_id":"KEYID12345","private_key_file":"AuthKey.p8""#)
+        let c = try ServiceConfiguration.parse(Data(json.utf8), environment: [
+            "TWOBITS_APPLE_TEAM_ID": "TEAMID1234", "TWOBITS_LISTEN": "0.0.0.0:9999", "TWOBITS_APPLE_BASE_URL": "http://127.0.0.1:1",
+            "TWOBITS_APPLE_ENVIRONMENT": "development", "TWOBITS_DATABASE": "/tmp/x.sqlite",
+        ], baseDirectory: directory)
+        #expect(c.apple.teamID == "TEAMID1234")
+        #expect(c.listenHost == "0.0.0.0" && c.listenPort == 9999)
+        #expect(c.apple.effectiveBaseURL == "http://127.0.0.1:1")
+        #expect(c.apple.environment == .development)
+        #expect(c.database == "/tmp/x.sqlite")
+    }
+
+    @Test func withoutAnOverrideTheClientCallsApple() throws {
+        let c = try ServiceConfiguration.parse(Data(config().utf8), baseDirectory: directory)
+        #expect(c.apple.effectiveBaseURL == "https://api.devicecheck.apple.com")
+        #expect(c.apple.environment == .production)
+    }
+}
