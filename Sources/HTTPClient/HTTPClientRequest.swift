@@ -17,25 +17,3 @@ public struct HTTPClientRequest: Sendable {
         self.timeoutMilliseconds = timeoutMilliseconds
     }
 }
-
-/// The status and body of a completed exchange.
-public struct HTTPClientResponse: Sendable {
-    public let status: Int
-    public let body: Data
-    public var text: String { String(decoding: body, as: UTF8.self) }
-
-    public init(status: Int, body: Data) {
-        self.status = status
-        self.body = body
-    }
-}
-
-/// Why no response arrived.
-public enum HTTPClientError: Error, Equatable, Sendable {
-    /// The transfer did not finish within its timeout.
-    case timedOut
-    /// No connection could be made, or it broke before a whole response arrived.
-    case connectionFailed(String)
-    /// The client has been shut down.
-    case shutDown
-}

@@ -46,8 +46,3 @@ public final class AppleSandbox: Sendable {
 
     public func shutdown() async { await server.shutdown(graceMilliseconds: 500) }
 }
-
-/// Breaks the init-time cycle between the server's handler and the sandbox that owns the server.
-final class SandboxBox: @unchecked Sendable {
-    weak var sandbox: AppleSandbox?
-}

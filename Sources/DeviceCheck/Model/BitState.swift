@@ -1,32 +1,3 @@
-/// The two bits Apple keeps for one device and one developer team.
-public struct Bits: Sendable, Hashable, Codable, CustomStringConvertible {
-    public var bit0: Bool
-    public var bit1: Bool
-
-    public init(bit0: Bool, bit1: Bool) {
-        self.bit0 = bit0
-        self.bit1 = bit1
-    }
-
-    public static let clear = Bits(bit0: false, bit1: false)
-
-    /// Read or write one bit by index (0 or 1).
-    public subscript(index: Int) -> Bool {
-        get { index == 0 ? bit0 : bit1 }
-        set { if index == 0 { bit0 = newValue } else { bit1 = newValue } }
-    }
-
-    /// The bits as a 2-bit counter: bit1 high, bit0 low.
-    public var counter: Int { (bit1 ? 2 : 0) + (bit0 ? 1 : 0) }
-
-    public init(counter: Int) {
-        let value = min(max(counter, 0), 3)
-        self.init(bit0: value & 1 == 1, bit1: value & 2 == 2)
-    }
-
-    public var description: String { "(\(bit0 ? 1 : 0),\(bit1 ? 1 : 0))" }
-}
-
 /// A device's stored state: the bits and the month of the last update.
 public struct BitState: Sendable, Hashable, CustomStringConvertible {
     public var bits: Bits
@@ -41,12 +12,4 @@ public struct BitState: Sendable, Hashable, CustomStringConvertible {
     public var bit1: Bool { bits.bit1 }
 
     public var description: String { "\(bits)@\(lastUpdated)" }
-}
-
-/// What a query finds: a state, or nothing ever written for this device by this team.
-public enum QueryResult: Sendable, Hashable {
-    case neverSet
-    case state(BitState)
-
-    public var state: BitState? { if case .state(let s) = self { return s }; return nil }
 }

@@ -15,9 +15,3 @@ public struct DeviceMeaning: Sendable, Equatable {
     /// The state that counts (nil when never set or stale).
     public var effective: BitState? { stale ? nil : raw }
 }
-
-/// A promotion a device has claimed, and the month of the write that claimed it.
-public struct PromotionClaim: Sendable, Equatable {
-    public let promotionID: String
-    public let month: YearMonth
-}

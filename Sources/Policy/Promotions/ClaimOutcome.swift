@@ -8,11 +8,3 @@ public struct ClaimOutcome: Sendable, Equatable {
     /// Apple's transaction id of the write (nil when the claim was recognised from an earlier, interrupted attempt).
     public let transactionID: String?
 }
-
-/// The answer to "could this device claim now?", without writing.
-public struct Eligibility: Sendable, Equatable {
-    public enum Reason: String, Sendable { case eligible, alreadyClaimed = "already_claimed", promotionNotActive = "promotion_not_active" }
-    public let eligible: Bool
-    public let reason: Reason
-    public let claimedMonth: YearMonth?
-}

@@ -114,16 +114,3 @@ public final class SQLiteConnection: @unchecked Sendable {
         SQLiteError(code: sqlite3_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
     }
 }
-
-/// Statements run inside `SQLiteConnection.transaction`.
-public struct SQLiteTransaction {
-    let connection: SQLiteConnection
-
-    @discardableResult
-    public func query(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> [SQLiteRow] {
-        try connection.run(sql, values)
-    }
-
-    /// Rows changed by the last statement.
-    public var changes: Int { connection.changes }
-}

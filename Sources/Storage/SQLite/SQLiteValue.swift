@@ -16,12 +16,3 @@ extension SQLiteValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     public static func optional(_ s: String?) -> SQLiteValue { s.map { .text($0) } ?? .null }
     public static func int(_ i: Int) -> SQLiteValue { .integer(Int64(i)) }
 }
-
-/// One result row, by column name.
-public struct SQLiteRow: Sendable {
-    public var values: [String: SQLiteValue] = [:]
-
-    public func string(_ column: String) -> String? { if case .text(let s) = values[column] { return s }; return nil }
-    public func int(_ column: String) -> Int? { if case .integer(let i) = values[column] { return Int(i) }; return nil }
-    public func blob(_ column: String) -> Data? { if case .blob(let b) = values[column] { return b }; return nil }
-}

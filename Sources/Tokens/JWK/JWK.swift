@@ -28,9 +28,3 @@ public struct JWK: Codable, Sendable, Equatable {
         return SHA256.hash(Data(canonical.utf8)).base64URLEncodedString()
     }
 }
-
-/// The document served at `/.well-known/jwks.json`.
-public struct JWKSet: Codable, Sendable, Equatable {
-    public let keys: [JWK]
-    public init(keys: [JWK]) { self.keys = keys }
-}

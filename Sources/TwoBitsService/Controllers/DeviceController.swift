@@ -25,13 +25,3 @@ struct DeviceController: Sendable {
         }
     }
 }
-
-extension RequestBody {
-    /// `device_token` as a `DeviceToken`: 400 bad_request when absent or not a string,
-    /// 400 invalid_device_token when it is not base64 (Apple would refuse it anyway).
-    func deviceToken(_ field: String = "device_token") throws(APIError) -> DeviceToken {
-        let text = try string(field)
-        guard let token = DeviceToken(text) else { throw .invalidDeviceToken }
-        return token
-    }
-}

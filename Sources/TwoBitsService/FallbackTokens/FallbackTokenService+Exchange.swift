@@ -5,19 +5,6 @@ import Storage
 import Tokens
 import TwoBitsCrypto
 
-/// What a client shows to get a fallback token.
-enum ExchangeCredential: Sendable {
-    case deviceToken(DeviceToken)
-    case debugSecret(String)
-}
-
-/// An issued token and how long it lives.
-struct IssuedToken: Sendable {
-    let token: String
-    let tier: Tier
-    let expiresIn: Int
-}
-
 extension FallbackTokenService {
     /// Checks the credential and issues a token of the matching tier.
     func exchange(_ credential: ExchangeCredential, installID: String?, limitedUse: Bool, client: String) async throws(APIError) -> IssuedToken {

@@ -2,12 +2,6 @@ import Foundation
 import Storage
 import Tokens
 
-/// The answer of `POST /v1/fallback-tokens/verify`.
-enum VerifyOutcome: Sendable {
-    case valid(FallbackTokenClaims, alreadyConsumed: Bool)
-    case invalid(TokenVerifier.Failure)
-}
-
 extension FallbackTokenService {
     func currentIssuer() -> TokenIssuer { keysSnapshot().issuer }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import TwoBitsCrypto
 
 /// The request pipeline: request id, routing, authentication, roles, media type, handler, error
 /// envelope, then one log line and the request metrics.
@@ -73,8 +74,6 @@ struct APIRouter: Sendable {
            given.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x2E || $0 == 0x5F }) {
             return given
         }
-        var bytes = [UInt8](repeating: 0, count: 12)
-        for i in bytes.indices { bytes[i] = UInt8.random(in: 0...255) }
-        return bytes.map { String(format: "%02x", $0) }.joined()
+        return SecureRandom.bytes(12).hexString
     }
 }

@@ -1,6 +1,14 @@
 import DeviceCheck
 
 extension RequestBody {
+    /// `device_token` as a `DeviceToken`: 400 bad_request when absent or not a string,
+    /// 400 invalid_device_token when it is not base64 (Apple would refuse it anyway).
+    func deviceToken(_ field: String = "device_token") throws(APIError) -> DeviceToken {
+        let text = try string(field)
+        guard let token = DeviceToken(text) else { throw .invalidDeviceToken }
+        return token
+    }
+
     /// An optional `install_id`: 1-128 characters of A-Z a-z 0-9 . _ -
     func installID() throws(APIError) -> String? {
         guard let id = try optionalString("install_id") else { return nil }

@@ -4,7 +4,8 @@ import Synchronization
 /// Writes one JSON object per line to standard output.
 ///
 /// Callers pass only fields that are safe to log; device tokens, API keys, JWTs and private keys are
-/// never handed to the logger (at most a short SHA-256 prefix of a device token).
+/// never handed to the logger (at most a short SHA-256 prefix of a device token). Lines are built
+/// by hand: a logger on every request must cost microseconds, not an encoder and a date formatter.
 public final class Logger: Sendable {
     public enum Level: String, Sendable { case info, warning, error }
 
@@ -20,42 +21,47 @@ public final class Logger: Sendable {
 
     public func log(_ level: Level, _ message: String, _ fields: [String: LogValue] = [:]) {
         guard enabled else { return }
-        var object: [String: LogValue] = fields
-        object["ts"] = .string(Self.timestamp())
-        object["level"] = .string(level.rawValue)
-        object["msg"] = .string(message)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard var line = try? encoder.encode(object) else { return }
-        line.append(0x0A)
-        if let sink { return sink(line) }
+        var line = #"{"ts":""# + Self.timestamp() + #"","level":""# + level.rawValue + #"","msg":"# + Self.quote(message)
+        for key in fields.keys.sorted() {
+            line += "," + Self.quote(key) + ":" + fields[key]!.json
+        }
+        line += "}\n"
+        let data = Data(line.utf8)
+        if let sink { return sink(data) }
         lock.withLock { _ in
-            line.withUnsafeBytes { raw in _ = Foundation.write(1, raw.baseAddress, raw.count) }
+            data.withUnsafeBytes { raw in _ = Foundation.write(1, raw.baseAddress, raw.count) }
         }
     }
 
-    private static func timestamp() -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date())
-    }
-}
-
-/// A loggable value.
-public enum LogValue: Encodable, Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
-    case string(String)
-    case int(Int)
-    case double(Double)
-
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int) { self = .int(value) }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.singleValueContainer()
-        switch self {
-        case .string(let s): try c.encode(s)
-        case .int(let i): try c.encode(i)
-        case .double(let d): try c.encode(d)
+    /// RFC 3339 UTC with milliseconds.
+    static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var t = now.tv_sec
+        var parts = tm()
+        gmtime_r(&t, &parts)
+        func pad(_ v: Int32, _ width: Int) -> String {
+            let s = String(v)
+            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
         }
+        return pad(parts.tm_year + 1900, 4) + "-" + pad(parts.tm_mon + 1, 2) + "-" + pad(parts.tm_mday, 2) + "T" + pad(parts.tm_hour, 2)
+            + ":" + pad(parts.tm_min, 2) + ":" + pad(parts.tm_sec, 2) + "." + pad(Int32(now.tv_nsec / 1_000_000), 3) + "Z"
+    }
+
+    /// A JSON string literal.
+    static func quote(_ s: String) -> String {
+        var out = "\""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
     }
 }

@@ -1,0 +1,28 @@
+/// The two bits Apple keeps for one device and one developer team.
+public struct Bits: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var bit0: Bool
+    public var bit1: Bool
+
+    public init(bit0: Bool, bit1: Bool) {
+        self.bit0 = bit0
+        self.bit1 = bit1
+    }
+
+    public static let clear = Bits(bit0: false, bit1: false)
+
+    /// Read or write one bit by index (0 or 1).
+    public subscript(index: Int) -> Bool {
+        get { index == 0 ? bit0 : bit1 }
+        set { if index == 0 { bit0 = newValue } else { bit1 = newValue } }
+    }
+
+    /// The bits as a 2-bit counter: bit1 high, bit0 low.
+    public var counter: Int { (bit1 ? 2 : 0) + (bit0 ? 1 : 0) }
+
+    public init(counter: Int) {
+        let value = min(max(counter, 0), 3)
+        self.init(bit0: value & 1 == 1, bit1: value & 2 == 2)
+    }
+
+    public var description: String { "(\(bit0 ? 1 : 0),\(bit1 ? 1 : 0))" }
+}

@@ -1,0 +1,9 @@
+/// Why no response arrived.
+public enum HTTPClientError: Error, Equatable, Sendable {
+    /// The transfer did not finish within its timeout.
+    case timedOut
+    /// No connection could be made, or it broke before a whole response arrived.
+    case connectionFailed(String)
+    /// The client has been shut down.
+    case shutDown
+}

@@ -1,0 +1,8 @@
+import Foundation
+import TwoBitsCrypto
+
+/// A caller identified by its API key.
+public struct AuthenticatedClient: Sendable {
+    public let name: String
+    public let roles: Set<ClientRole>
+}
