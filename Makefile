@@ -5,12 +5,13 @@ SWIFT ?= swift
 .PHONY: deps build release run test test-swift test-python bench bench-smoke clean
 
 deps:
-	@.ci/install-deps.sh --python
+	@.ci/install-deps.sh --test
 
 build: deps
 	$(SWIFT) build
 
-release: deps
+release:
+	@.ci/install-deps.sh --run
 	$(SWIFT) build -c release
 
 # Builds release, starts the sandbox and the server with a throw-away key, prints curl commands.
@@ -27,7 +28,7 @@ test-python:
 	$(SWIFT) build -c release
 	TWOBITS_BIN=$(CURDIR)/.build/release/twobits python3 -m pytest -q Tests/python
 
-bench: 
+bench:
 	@.ci/install-deps.sh --bench
 	$(SWIFT) build -c release
 	python3 Benchmarks/bench.py

@@ -3,8 +3,9 @@
 # Used by `make run`, `make test` and `make bench`; safe to run repeatedly.
 set -euo pipefail
 
+# --run: what `make run` needs; --test: plus wrk and the Python test tools; --bench: the same as --test.
 debs=(pkg-config openssl libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev curl)
-if [[ "${1:-}" == "--bench" ]]; then debs+=(wrk); fi
+if [[ "${1:-}" != "--run" ]]; then debs+=(wrk); fi
 
 missing=()
 for p in "${debs[@]}"; do
@@ -17,7 +18,7 @@ if (( ${#missing[@]} )); then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-if [[ "${1:-}" == "--python" || "${1:-}" == "--bench" ]]; then
+if [[ "${1:-}" != "--run" ]]; then
     if ! python3 -c 'import jwt, cryptography, pytest' 2>/dev/null; then
         echo "installing Python test tools: pyjwt cryptography pytest"
         python3 -m pip install -q --disable-pip-version-check 'pyjwt[crypto]' cryptography pytest

@@ -113,15 +113,16 @@ public struct ServiceConfiguration: Sendable {
             clients.append(Client(name: name, keySHA256: digest, roles: roles))
         }
 
-        var server = Server(threads: 2, requestDeadlineMilliseconds: 15_000, shutdownGraceMilliseconds: 10_000)
+        var server = Server(threads: 2, requestDeadlineMilliseconds: max(15_000, 3 * apple.timeoutMilliseconds), shutdownGraceMilliseconds: 10_000)
         if var s = try reader.object("server") {
             server.threads = try s.int("threads", default: 2, range: 1...64)
-            server.requestDeadlineMilliseconds = try s.int("request_deadline_ms", default: 15_000, range: 100...300_000)
+            server.requestDeadlineMilliseconds = try s.int("request_deadline_ms", default: server.requestDeadlineMilliseconds, range: 100...600_000)
             server.shutdownGraceMilliseconds = try s.int("shutdown_grace_ms", default: 10_000, range: 0...300_000)
             try s.rejectUnknownFields()
         }
-        if server.requestDeadlineMilliseconds < apple.timeoutMilliseconds {
-            throw ConfigurationError("server.request_deadline_ms", "must be at least apple.timeout_ms (\(apple.timeoutMilliseconds)) so Apple's errors reach the caller")
+        // A claim or install makes up to three Apple calls (query, a pending ban, the update).
+        if server.requestDeadlineMilliseconds < 3 * apple.timeoutMilliseconds {
+            throw ConfigurationError("server.request_deadline_ms", "must be at least 3 × apple.timeout_ms (\(3 * apple.timeoutMilliseconds)) so Apple's own errors reach the caller before the deadline")
         }
 
         let policy = try PolicySettings.parse(&reader)
