@@ -25,8 +25,16 @@ public final class HTTPServer: @unchecked Sendable {
         var port: UInt16 = 0
         var listenSocket: Int32 = -1
     }
-    /// Requests handed to Swift and not yet answered, so shutdown can wait for them or answer them.
-    let pending = Mutex<[ObjectIdentifier: RequestContext]>([:])
+    /// Requests handed to Swift and not yet answered, with their deadlines, so the deadline scanner
+    /// and shutdown can answer them.
+    let pending = Mutex<[ObjectIdentifier: PendingRequest]>([:])
+    private let scanner = Mutex<Task<Void, Never>?>(nil)
+
+    struct PendingRequest: Sendable {
+        let context: RequestContext
+        let request: HTTPRequest
+        let deadline: ContinuousClock.Instant
+    }
 
     /// - Parameters:
     ///   - oversizedBody: the answer when a body is over `maxBodyBytes` (the request carries no body).
@@ -60,6 +68,25 @@ public final class HTTPServer: @unchecked Sendable {
         guard let daemon else { throw .cannotListen(host: configuration.host, port: configuration.port) }
         let bound = twobits_mhd_bound_port(daemon)
         state.withLock { $0.daemon = Daemon(pointer: daemon); $0.port = bound }
+        // One task enforces every deadline, instead of a timer per request.
+        let tick = Duration.milliseconds(max(5, min(50, configuration.requestDeadlineMilliseconds / 10)))
+        scanner.withLock { $0 = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tick)
+                self?.expireOverdueRequests()
+            }
+        } }
+    }
+
+    /// Answers every request whose deadline has passed with `deadlineExpired`.
+    func expireOverdueRequests() {
+        let now = ContinuousClock.now
+        let overdue = pending.withLock { p -> [PendingRequest] in
+            let late = p.filter { $0.value.deadline <= now }
+            for key in late.keys { p.removeValue(forKey: key) }
+            return Array(late.values)
+        }
+        for entry in overdue { entry.context.finish(deadlineExpired(entry.request)) }
     }
 
     /// Number of requests being computed right now.
@@ -74,30 +101,25 @@ public final class HTTPServer: @unchecked Sendable {
         while requestsInFlight > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
+        scanner.withLock { $0?.cancel() }
         let leftovers = pending.withLock { p in Array(p.values) }
-        for context in leftovers { context.finish(shuttingDown()) }
+        for entry in leftovers { entry.context.finish(shuttingDown()) }
         // Give the daemon threads a moment to write the answers of connections just resumed.
         try? await Task.sleep(for: .milliseconds(leftovers.isEmpty ? 20 : 200))
         MHD_stop_daemon(daemon)
         if listenSocket >= 0 { close(listenSocket) }
     }
 
-    /// Runs the handler for a suspended connection, racing it against the deadline.
+    /// Runs the handler for a suspended connection; the deadline scanner answers it if it is too slow.
     func dispatch(_ request: HTTPRequest, context: RequestContext) {
         let key = ObjectIdentifier(context)
-        pending.withLock { $0[key] = context }
+        let deadline = ContinuousClock.now + .milliseconds(configuration.requestDeadlineMilliseconds)
+        pending.withLock { $0[key] = PendingRequest(context: context, request: request, deadline: deadline) }
         let handler = self.handler
-        let deadline = configuration.requestDeadlineMilliseconds
-        let expired = deadlineExpired
-        let timer = Task {
-            try await Task.sleep(for: .milliseconds(deadline))
-            if context.finish(expired(request)) { self.pending.withLock { _ = $0.removeValue(forKey: key) } }
-        }
         Task {
             let response = await handler(request)
-            timer.cancel()
-            context.finish(response)
             self.pending.withLock { _ = $0.removeValue(forKey: key) }
+            context.finish(response)
         }
     }
 }
