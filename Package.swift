@@ -36,6 +36,8 @@ let package = Package(
             "DeviceCheck", "Sandbox", "Policy", "Tokens", "Storage", "HTTPServer", "HTTPClient", "TwoBitsCrypto",
         ]),
         .executableTarget(name: "twobits", dependencies: ["TwoBitsService", "Sandbox", "HTTPClient", "Tokens", "TwoBitsCrypto"]),
+        // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
+        .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),
 
         .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "HTTPClient"]),
