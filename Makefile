@@ -20,7 +20,7 @@ run: release
 
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 	$(MAKE) --no-print-directory test-python
 
 # Python suites drive the real binaries over loopback (independent JWT checks, crash recovery, the benchmark smoke run).

@@ -28,12 +28,12 @@ let package = Package(
         .target(name: "Sandbox", dependencies: ["DeviceCheck", "TwoBitsCrypto", "HTTPServer"]),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
-        .target(name: "Policy", dependencies: ["DeviceCheck", "Storage", "TwoBitsCrypto"]),
-        .target(name: "Tokens", dependencies: ["TwoBitsCrypto", "Storage"]),
+        .target(name: "Policy", dependencies: ["DeviceCheck", "Storage"]),
+        .target(name: "Tokens", dependencies: ["TwoBitsCrypto"]),
 
         // Layer 4: the service: configuration, HTTP API, metrics, logs.
         .target(name: "TwoBitsService", dependencies: [
-            "DeviceCheck", "Sandbox", "Policy", "Tokens", "Storage", "HTTPServer", "HTTPClient", "TwoBitsCrypto",
+            "DeviceCheck", "Policy", "Tokens", "Storage", "HTTPServer", "HTTPClient", "TwoBitsCrypto",
         ]),
         .executableTarget(name: "twobits", dependencies: ["TwoBitsService", "Sandbox", "HTTPClient", "Tokens", "TwoBitsCrypto"]),
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.

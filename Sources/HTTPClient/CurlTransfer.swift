@@ -16,8 +16,9 @@ final class CurlTransfer: @unchecked Sendable {
         twobits_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         twobits_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, request.timeoutMilliseconds))
         twobits_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, min(request.timeoutMilliseconds, 5_000)))
-        // Prefer waiting for a multiplexed HTTP/2 stream over opening another connection.
-        twobits_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+        // Over TLS, prefer waiting for a multiplexed HTTP/2 stream to opening another connection.
+        // Plain HTTP is HTTP/1.1 only: waiting would queue a cold burst behind the first answer.
+        if request.url.hasPrefix("https://") { twobits_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) }
         twobits_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
         switch request.method {
         case "GET": twobits_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)

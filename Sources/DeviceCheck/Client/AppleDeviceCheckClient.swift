@@ -55,6 +55,10 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
         let transactionID: String
     }
 
+    /// No attempt starts with less time than this left: it could not finish, and its timeout would
+    /// hide what Apple actually answered before.
+    var minimumAttemptMilliseconds: Int { min(250, max(10, configuration.timeoutMilliseconds / 4)) }
+
     private func call(_ endpoint: AppleEndpoint, token: DeviceToken, bits: Bits?) async throws(DeviceCheckError) -> Answer {
         let deadline = ContinuousClock.now + .milliseconds(configuration.timeoutMilliseconds)
         guard await limiter.acquire(timeoutMilliseconds: configuration.timeoutMilliseconds) else {
@@ -62,9 +66,15 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
             throw .unavailable(.overloaded)
         }
         defer { limiter.release() }
+        // A slot handed over at (or just before) the deadline is as good as none.
+        guard Self.milliseconds(until: deadline) >= minimumAttemptMilliseconds else {
+            observer?.appleCall(endpoint: endpoint, outcome: TransientFailure.overloaded.label, seconds: 0)
+            throw .unavailable(.overloaded)
+        }
 
         var attempt = 0
         var resigned = false
+        var lastAnswer: TransientFailure?
         while true {
             attempt += 1
             let remaining = Self.milliseconds(until: deadline)
@@ -81,9 +91,13 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
                 tokens.invalidate(developerToken)
                 continue
             case .failure(.unavailable(let failure)):
+                if failure != .timedOut { lastAnswer = failure }
                 let backoff = Self.backoff(attempt: attempt, initial: configuration.initialBackoffMilliseconds, cap: configuration.maxBackoffMilliseconds)
-                // Retry only when the wait and a minimal attempt still fit in the deadline.
-                guard Self.milliseconds(until: deadline) > backoff + 20 else { throw .unavailable(failure) }
+                // Retry only when the wait and a whole attempt still fit in the deadline.
+                guard Self.milliseconds(until: deadline) >= backoff + minimumAttemptMilliseconds else {
+                    // An attempt cut short by our own deadline says less than Apple's last answer.
+                    throw .unavailable(failure == .timedOut ? (lastAnswer ?? failure) : failure)
+                }
                 try? await Task.sleep(for: .milliseconds(backoff))
             case .failure(let error):
                 throw error

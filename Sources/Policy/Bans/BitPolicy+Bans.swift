@@ -57,21 +57,24 @@ extension BitPolicy {
     /// Validates the token and, when the layout can say so, refuses banned devices, after applying any
     /// pending order for `installID`. One Apple call when nothing is pending: a query when the layout
     /// has a ban meaning (it validates too), a validate otherwise.
-    public func admit(token: DeviceToken, installID: String?, client: String) async throws(PolicyError) -> DeviceMeaning? {
+    public func admit(token: DeviceToken, installID: String?, client: String) async throws(PolicyError) -> Admission {
         guard layout.hasBanMeaning else {
             try await validate(token)
-            return nil
+            return Admission(meaning: nil, appliedPending: nil)
         }
         var meaning = meaning(of: try await query(token))
-        if let installID, let (after, _) = try await applyPending(installID: installID, token: token, meaning: meaning, client: client) {
+        var applied: PendingDeviceAction.Kind?
+        if let installID, let (after, kind) = try await applyPending(installID: installID, token: token, meaning: meaning, client: client) {
             meaning = after
+            applied = kind
         }
-        if meaning.banned { throw .deviceBanned }
-        return meaning
+        if meaning.banned { throw .deviceBanned(appliedPending: applied) }
+        return Admission(meaning: meaning, appliedPending: applied)
     }
 
-    /// The raw state and its meaning, for admins.
+    /// The raw state and its meaning, for admins. Under the `none` layout bits are never read.
     public func inspect(token: DeviceToken) async throws(PolicyError) -> DeviceMeaning {
-        meaning(of: try await query(token))
+        if case .none = layout { throw .notEnabled("the layout \(layout) never reads the bits") }
+        return meaning(of: try await query(token))
     }
 }

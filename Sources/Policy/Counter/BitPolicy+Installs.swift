@@ -14,7 +14,7 @@ extension BitPolicy {
             meaning = after
             applied = kind.rawValue
         }
-        if meaning.banned { throw .deviceBanned }
+        if meaning.banned { throw .deviceBanned(appliedPending: applied.flatMap(PendingDeviceAction.Kind.init(rawValue:))) }
 
         let count: Int
         if meaning.effective == nil { count = 0 } else { count = min((meaning.reinstalls ?? 0) + 1, 3) }

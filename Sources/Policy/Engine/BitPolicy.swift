@@ -88,6 +88,7 @@ public final class BitPolicy: Sendable {
         let transactionID: String
         do { transactionID = try await apple.update(token, bits: bits) } catch {
             var failed = audit
+            failed.at = now()
             failed.bitsBefore = Self.describe(before)
             failed.bitsAfter = nil
             failed.result = "failed"

@@ -11,6 +11,7 @@ public enum PolicyError: Error, Sendable {
     case promotionNotActive(id: String, starts: YearMonth, ends: YearMonth?)
     /// The device has claimed this promotion; the month of the claim.
     case alreadyClaimed(YearMonth)
-    case deviceBanned
+    /// Banned; `appliedPending` says whether a pending ban was applied by this very request.
+    case deviceBanned(appliedPending: PendingDeviceAction.Kind? = nil)
     case storage(StorageError)
 }

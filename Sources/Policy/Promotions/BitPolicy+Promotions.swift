@@ -26,7 +26,7 @@ extension BitPolicy {
             throw .promotionNotActive(id: promotion.id, starts: promotion.starts, ends: promotion.ends)
         }
         let meaning = meaning(of: try await query(token))
-        if meaning.banned { throw .deviceBanned }
+        if meaning.banned { throw .deviceBanned() }
         if let claim = meaning.claims.first(where: { $0.promotionID == promotion.id }) {
             if resuming { return ClaimOutcome(promotionID: promotion.id, claimedMonth: claim.month, transactionID: nil) }
             throw .alreadyClaimed(claim.month)
@@ -43,7 +43,7 @@ extension BitPolicy {
     public func eligibility(_ promotionID: String, token: DeviceToken) async throws(PolicyError) -> Eligibility {
         let promotion = try promotion(promotionID)
         let meaning = meaning(of: try await query(token))
-        if meaning.banned { throw .deviceBanned }
+        if meaning.banned { throw .deviceBanned() }
         if let claim = meaning.claims.first(where: { $0.promotionID == promotion.id }) {
             return Eligibility(eligible: false, reason: .alreadyClaimed, claimedMonth: claim.month)
         }

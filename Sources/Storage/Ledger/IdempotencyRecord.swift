@@ -6,9 +6,12 @@ public enum IdempotencyBegin: Sendable, Equatable {
     case started
     /// Completed before: replay this answer without calling Apple.
     case replay(status: Int, body: Data)
-    /// Started before but never completed (the process died, or a twin request is running).
-    /// `intent` is what the first attempt was about to write, if it got that far.
+    /// Started before by a process that is gone (it crashed) or that gave the key back after a
+    /// transient failure; this request takes it over. `intent` is what the earlier attempt was about
+    /// to write, if it got that far: the write may have happened.
     case unfinished(intent: String?)
+    /// A twin request with the same key is running in this process right now.
+    case inProgress
     /// The key was used for a different request.
     case conflict
 }

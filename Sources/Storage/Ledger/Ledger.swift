@@ -13,12 +13,14 @@ public protocol Ledger: Sendable {
     func auditEvents(limit: Int, before: Int64?) throws(StorageError) -> [AuditEvent]
 
     // Idempotency (24-hour window per client and key)
-    func beginIdempotent(client: String, key: String, requestHash: String, now: Date) throws(StorageError) -> IdempotencyBegin
+    /// Reserves `key` for this request. `owner` identifies the running process, so that a twin still
+    /// running (same owner) is told apart from an attempt whose process died (another owner).
+    func beginIdempotent(client: String, key: String, requestHash: String, owner: String, now: Date) throws(StorageError) -> IdempotencyBegin
     /// Records what is about to be written to Apple, before writing it.
     func recordIntent(client: String, key: String, intent: String) throws(StorageError)
     func completeIdempotent(client: String, key: String, status: Int, body: Data) throws(StorageError)
-    /// Forgets a reservation whose request failed before recording an intent, so a retry runs afresh.
-    /// A reservation with an intent is kept: the retry must find out whether the write happened.
+    /// Gives a reservation back after a transient failure: forgotten when no intent was recorded (the
+    /// retry runs afresh), otherwise kept without an owner (the retry must find out whether the write happened).
     func abandonIdempotent(client: String, key: String) throws(StorageError)
 
     // Pending bans and unbans by install id

@@ -58,7 +58,7 @@ public final class SQLiteLedger: Ledger {
 
     static let idempotencyWindow: TimeInterval = 24 * 3600
 
-    public func beginIdempotent(client: String, key: String, requestHash: String, now: Date) throws(StorageError) -> IdempotencyBegin {
+    public func beginIdempotent(client: String, key: String, requestHash: String, owner: String, now: Date) throws(StorageError) -> IdempotencyBegin {
         let nowMS = Int64(now.timeIntervalSince1970 * 1000)
         let cutoff = nowMS - Int64(Self.idempotencyWindow * 1000)
         return try run { () throws(SQLiteError) -> IdempotencyBegin in
@@ -67,10 +67,12 @@ public final class SQLiteLedger: Ledger {
                 if let row = try tx.query("SELECT * FROM idempotency_keys WHERE client = ? AND key = ?", [.text(client), .text(key)]).first {
                     guard row.string("request_hash") == requestHash else { return .conflict }
                     if let status = row.int("status") { return .replay(status: status, body: row.blob("body") ?? Data()) }
+                    if row.string("owner") == owner { return .inProgress }
+                    try tx.query("UPDATE idempotency_keys SET owner = ? WHERE client = ? AND key = ?", [.text(owner), .text(client), .text(key)])
                     return .unfinished(intent: row.string("intent"))
                 }
-                try tx.query("INSERT INTO idempotency_keys (client, key, request_hash, created_ms) VALUES (?, ?, ?, ?)",
-                             [.text(client), .text(key), .text(requestHash), .integer(nowMS)])
+                try tx.query("INSERT INTO idempotency_keys (client, key, request_hash, created_ms, owner) VALUES (?, ?, ?, ?, ?)",
+                             [.text(client), .text(key), .text(requestHash), .integer(nowMS), .text(owner)])
                 return .started
             }
         }
@@ -91,7 +93,10 @@ public final class SQLiteLedger: Ledger {
 
     public func abandonIdempotent(client: String, key: String) throws(StorageError) {
         try run { () throws(SQLiteError) in
-            try db.query("DELETE FROM idempotency_keys WHERE client = ? AND key = ? AND status IS NULL AND intent IS NULL", [.text(client), .text(key)])
+            try db.transaction { tx throws(SQLiteError) in
+                try tx.query("DELETE FROM idempotency_keys WHERE client = ? AND key = ? AND status IS NULL AND intent IS NULL", [.text(client), .text(key)])
+                try tx.query("UPDATE idempotency_keys SET owner = NULL WHERE client = ? AND key = ? AND status IS NULL", [.text(client), .text(key)])
+            }
         }
     }
 

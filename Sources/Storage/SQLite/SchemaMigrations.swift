@@ -53,6 +53,10 @@ enum SchemaMigrations {
             created_ms INTEGER NOT NULL
         );
         """,
+        // 2: which process holds an unfinished idempotency key (a twin in progress vs. a crashed attempt)
+        """
+        ALTER TABLE idempotency_keys ADD COLUMN owner TEXT
+        """,
     ]
 
     static func apply(to db: SQLiteConnection) throws(SQLiteError) {

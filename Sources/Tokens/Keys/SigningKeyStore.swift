@@ -3,8 +3,11 @@ import TwoBitsCrypto
 
 /// A directory of signing keys: PKCS#8 PEM files named `<created-unix-ms>-<kid>.pem`, mode 0600.
 ///
-/// The newest key signs. A key is retired when a newer one is created (rotation) and stays in the
-/// JWKS until every token it may have signed has expired; `prune` then deletes it.
+/// The newest key signs, from the next server start or SIGHUP. Each server records when it activated
+/// a key in `<kid>.activated` (the latest activation across servers wins). A key is retired once a
+/// newer key has been activated: servers switched away from it then at the latest. It stays in the
+/// JWKS until every token it may have signed has expired; `prune` then deletes it. A key whose
+/// successors were never activated is still signing somewhere and is never pruned.
 public struct SigningKeyStore: Sendable {
     public let directory: String
 
@@ -57,16 +60,41 @@ public struct SigningKeyStore: Sendable {
         return SigningKey(privateKey: key, createdAt: Date(timeIntervalSince1970: Double(millis) / 1000), path: path)
     }
 
-    /// When each key stopped signing: the creation time of the next newer key (nil for the newest).
-    public static func retirements(_ keys: [SigningKey]) -> [String: Date] {
+    /// Records that a server started signing with `key` at `time` (keeps the latest time).
+    public func recordActivation(of key: SigningKey, at time: Date = Date()) throws(SigningKeyError) {
+        let path = "\(directory)/\(key.kid).activated"
+        if let existing = activations()[key.kid], existing >= time { return }
+        let text = String(Int64(time.timeIntervalSince1970 * 1000)) + "\n"
+        do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
+            throw .io("cannot record the activation of \(key.kid) in \(path): \(error)")
+        }
+    }
+
+    /// The latest activation time of each key that a server has activated.
+    public func activations() -> [String: Date] {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [:] }
         var result: [String: Date] = [:]
-        for (i, key) in keys.enumerated() where i + 1 < keys.count { result[key.kid] = keys[i + 1].createdAt }
+        for name in names where name.hasSuffix(".activated") {
+            guard let text = try? String(contentsOfFile: directory + "/" + name, encoding: .utf8),
+                  let millis = Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { continue }
+            result[String(name.dropLast(".activated".count))] = Date(timeIntervalSince1970: Double(millis) / 1000)
+        }
         return result
     }
 
-    /// Keys that may still have live tokens: the newest, and retired ones within `maxTokenLifetime` of retirement.
-    public static func verifying(_ keys: [SigningKey], maxTokenLifetime: TimeInterval, now: Date) -> [SigningKey] {
-        let retired = retirements(keys)
+    /// When each key stopped signing: the latest activation of any newer key. Keys with no activated
+    /// successor are absent (still signing, or possibly so).
+    public static func retirements(_ keys: [SigningKey], activations: [String: Date]) -> [String: Date] {
+        var result: [String: Date] = [:]
+        for (i, key) in keys.enumerated() {
+            if let latest = keys[(i + 1)...].compactMap({ activations[$0.kid] }).max() { result[key.kid] = latest }
+        }
+        return result
+    }
+
+    /// Keys that may still have live tokens: those not retired, and retired ones within `maxTokenLifetime` of retirement.
+    public static func verifying(_ keys: [SigningKey], activations: [String: Date], maxTokenLifetime: TimeInterval, now: Date) -> [SigningKey] {
+        let retired = retirements(keys, activations: activations)
         return keys.filter { key in
             guard let at = retired[key.kid] else { return true }
             return now < at.addingTimeInterval(maxTokenLifetime)
@@ -77,10 +105,11 @@ public struct SigningKeyStore: Sendable {
     /// `maxTokenLifetime` must be at least the longest TTL any server was configured with.
     public func prune(maxTokenLifetime: TimeInterval, now: Date = Date()) throws(SigningKeyError) -> [SigningKey] {
         let keys = try load()
-        let keep = Set(Self.verifying(keys, maxTokenLifetime: maxTokenLifetime, now: now).map(\.kid))
+        let keep = Set(Self.verifying(keys, activations: activations(), maxTokenLifetime: maxTokenLifetime, now: now).map(\.kid))
         var removed: [SigningKey] = []
         for key in keys where !keep.contains(key.kid) {
             do { try FileManager.default.removeItem(atPath: key.path) } catch { throw .io("cannot delete \(key.path): \(error)") }
+            try? FileManager.default.removeItem(atPath: "\(directory)/\(key.kid).activated")
             removed.append(key)
         }
         return removed

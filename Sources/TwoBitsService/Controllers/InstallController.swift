@@ -23,6 +23,9 @@ struct InstallController: Sendable {
                 return .json(200, Answer(reinstalls: outcome.reinstalls, banned: outcome.banned))
             } catch {
                 let apiError = APIError(error)
+                if case .deviceBanned(let applied?) = error {
+                    metrics.increment("twobits_pending_bans_applied_total", "Pending bans and unbans applied", labels: [("kind", applied.rawValue)])
+                }
                 metrics.increment("twobits_installs_total", "Install registrations by outcome", labels: [("outcome", apiError.code)])
                 throw apiError
             }

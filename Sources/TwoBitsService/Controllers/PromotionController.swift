@@ -44,13 +44,18 @@ struct PromotionController: Sendable {
         if let key = idempotencyKey {
             let fingerprint = SHA256.hex("claim|\(id)|\(token.base64)")
             let begin: IdempotencyBegin
-            do { begin = try ledger.beginIdempotent(client: client, key: key, requestHash: fingerprint, now: Date()) } catch { throw APIError(.storage(error)) }
+            do {
+                begin = try ledger.beginIdempotent(client: client, key: key, requestHash: fingerprint, owner: Self.instance, now: Date())
+            } catch { throw APIError(.storage(error)) }
             switch begin {
             case .replay(let status, let stored):
                 count(id, "replayed")
                 return HTTPResponse(status: status, headers: [("Content-Type", "application/json"), ("Idempotent-Replayed", "true")], body: stored)
             case .conflict:
                 throw APIError(422, "idempotency_key_conflict", "this Idempotency-Key was used for a different request in the last 24 hours")
+            case .inProgress:
+                count(id, "in_progress")
+                throw APIError(409, "request_in_progress", "a request with this Idempotency-Key is still running; retry shortly", retryAfterSeconds: 1)
             case .unfinished(let intent):
                 resuming = intent != nil
             case .started:
@@ -83,9 +88,14 @@ struct PromotionController: Sendable {
         return response
     }
 
+    /// This process, as the owner of the idempotency keys it is working on.
+    static let instance = "pid\(getpid())-" + SecureRandom.bytes(8).hexString
+
     private func count(_ promotion: String, _ outcome: String) {
+        // Only configured ids become label values: a client cannot grow the metric without bound.
+        let label = policy.configuration.promotions.contains { $0.id == promotion } ? promotion : "unknown"
         metrics.increment("twobits_promotion_claims_total", "Promotion claims by promotion and outcome",
-                          labels: [("promotion", promotion), ("outcome", outcome)])
+                          labels: [("promotion", label), ("outcome", outcome)])
     }
 
     /// `Idempotency-Key`: 1-255 printable ASCII characters.

@@ -34,11 +34,14 @@ extension FallbackTokenService {
                 throw APIError(409, "device_token_reused", "this device token was already exchanged; the app must generate a fresh one")
             }
             do {
-                _ = try await policy.admit(token: token, installID: installID, client: client)
+                let admission = try await policy.admit(token: token, installID: installID, client: client)
+                countApplied(admission.appliedPending)
             } catch {
                 let apiError = APIError(error)
                 switch error {
-                case .deviceBanned: refuse("banned")
+                case .deviceBanned(let applied):
+                    countApplied(applied)
+                    refuse("banned")
                 case .apple(.invalidDeviceToken): refuse("invalid")
                 default:
                     // No verdict on the token: let the client retry the same token.
@@ -57,6 +60,11 @@ extension FallbackTokenService {
         metrics.increment("twobits_fallback_tokens_issued_total", "Fallback tokens issued by tier",
                           labels: [("tier", tier.rawValue), ("limited_use", String(limitedUse))])
         return IssuedToken(token: issued.token, tier: tier, expiresIn: ttl)
+    }
+
+    private func countApplied(_ kind: PendingDeviceAction.Kind?) {
+        guard let kind else { return }
+        metrics.increment("twobits_pending_bans_applied_total", "Pending bans and unbans applied", labels: [("kind", kind.rawValue)])
     }
 
     private func refuse(_ reason: String) {

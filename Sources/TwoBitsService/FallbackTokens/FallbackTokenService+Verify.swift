@@ -8,7 +8,7 @@ extension FallbackTokenService {
     /// Verifies a token; with `consume`, marks a limited-use token used (exactly once across callers).
     func verify(_ token: String, consume: Bool) throws(APIError) -> VerifyOutcome {
         let now = Date()
-        switch keysSnapshot().verifier.verify(token, now: now) {
+        switch verifier().verify(token, now: now) {
         case .failure(let failure):
             metrics.increment("twobits_fallback_verifications_total", "Token verifications by result", labels: [("result", failure.rawValue)])
             return .invalid(failure)

@@ -39,53 +39,80 @@ final class FallbackTokenService: Sendable {
         self.ledger = ledger
         self.metrics = metrics
         self.logger = logger
-        self.store = SigningKeyStore(directory: settings.keysDirectory)
+        let store = SigningKeyStore(directory: settings.keysDirectory)
+        self.store = store
+        let lifetime = TimeInterval(max(settings.ttlSeconds, settings.limitedUseTTLSeconds))
         do {
-            keys = Mutex(try Self.loadKeys(store: store, settings: settings, lifetime: TimeInterval(max(settings.ttlSeconds, settings.limitedUseTTLSeconds))))
+            let all = try store.load()
+            try store.recordActivation(of: all.last!)
+            keys = Mutex(Self.keys(all, signing: all.last!, store: store, settings: settings, lifetime: lifetime))
         } catch { throw ConfigurationError("tokens.keys_dir", error.description) }
     }
 
-    static func loadKeys(store: SigningKeyStore, settings: TokenSettings, lifetime: TimeInterval, now: Date = Date()) throws(SigningKeyError) -> Keys {
-        let all = try store.load()
-        let live = SigningKeyStore.verifying(all, maxTokenLifetime: lifetime, now: now)
-        let retirements = SigningKeyStore.retirements(all)
-        let validUntil = live.compactMap { retirements[$0.kid]?.addingTimeInterval(lifetime) }.min() ?? .distantFuture
+    /// The signing key, the verifier and the JWKS for the keys in the directory.
+    /// The key this server signs with always verifies, even when another server has moved on.
+    static func keys(_ all: [SigningKey], signing: SigningKey, store: SigningKeyStore, settings: TokenSettings,
+                     lifetime: TimeInterval, now: Date = Date()) -> Keys {
+        let activations = store.activations()
+        var live = SigningKeyStore.verifying(all, activations: activations, maxTokenLifetime: lifetime, now: now)
+        if !live.contains(where: { $0.kid == signing.kid }) { live.append(signing) }
+        let retirements = SigningKeyStore.retirements(all, activations: activations)
+        // Rebuild when a retired key's last token expires, and at least every minute to see keys
+        // rotated and activated by other servers sharing the directory.
+        let expiry = live.compactMap { retirements[$0.kid]?.addingTimeInterval(lifetime) }.filter { $0 > now }.min() ?? .distantFuture
+        let validUntil = min(expiry, now.addingTimeInterval(60))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let jwks = (try? encoder.encode(JWKSet(keys: live.map(\.jwk)))) ?? Data()
-        return Keys(issuer: TokenIssuer(key: all.last!, issuer: settings.issuer, audience: settings.audience),
+        return Keys(issuer: TokenIssuer(key: signing, issuer: settings.issuer, audience: settings.audience),
                     verifier: TokenVerifier(keys: live, issuer: settings.issuer, audience: settings.audience),
                     jwks: jwks, jwksValidUntil: validUntil, all: all)
     }
 
-    var hasSigningKey: Bool { true }
+    /// Whether the signing key file is still in place (readiness).
+    var hasSigningKey: Bool { FileManager.default.fileExists(atPath: keysSnapshot().issuer.key.path) }
 
     func keysSnapshot() -> Keys { keys.withLock { $0 } }
 
-    /// Re-reads the key directory (SIGHUP): a rotated key starts signing, retired ones keep verifying.
+    /// Re-reads the key directory (SIGHUP): the newest key starts signing, retired ones keep verifying.
     func reloadKeys() {
         do {
-            let fresh = try Self.loadKeys(store: store, settings: settings, lifetime: maxTokenLifetime)
-            let previous = keys.withLock { k -> String in
-                defer { k = fresh }
-                return k.issuer.key.kid
+            let all = try store.load()
+            let newest = all.last!
+            let previous = keysSnapshot().issuer.key.kid
+            if previous != newest.kid { try store.recordActivation(of: newest) }
+            let fresh = Self.keys(all, signing: newest, store: store, settings: settings, lifetime: maxTokenLifetime)
+            keys.withLock { $0 = fresh }
+            if previous != newest.kid {
+                _ = try? ledger.record(AuditEvent(client: "server", action: "keys.activated", subject: newest.kid, result: "ok",
+                                                  reason: "replaces \(previous)"))
             }
-            if previous != fresh.issuer.key.kid {
-                _ = try? ledger.record(AuditEvent(client: "server", action: "keys.activated", subject: fresh.issuer.key.kid, result: "ok",
-                                              reason: "replaces \(previous)"))
-            }
-            logger.log(.info, "signing keys reloaded", ["signing_kid": .string(fresh.issuer.key.kid), "verifying": .int(fresh.all.count)])
+            logger.log(.info, "signing keys reloaded", ["signing_kid": .string(newest.kid), "verifying": .int(fresh.all.count)])
         } catch {
             logger.log(.error, "signing keys not reloaded; the previous keys stay in use", ["error": .string(error.description)])
         }
     }
 
-    /// The JWKS body, rebuilt when a retired key's last token has expired.
+    /// Recomputes which keys verify, keeping the signing key (only SIGHUP or a restart changes that).
+    private func refreshVerification() {
+        let current = keysSnapshot().issuer.key
+        guard let all = try? store.load() else { return }
+        let fresh = Self.keys(all, signing: current, store: store, settings: settings, lifetime: maxTokenLifetime)
+        keys.withLock { $0 = fresh }
+    }
+
+    /// The JWKS body, rebuilt when a retired key's last token has expired or a minute has passed.
     func jwks() -> Data {
         let now = Date()
         if let current = keys.withLock({ $0.jwksValidUntil > now ? $0.jwks : nil }) { return current }
-        reloadKeys()
+        refreshVerification()
         return keys.withLock { $0.jwks }
+    }
+
+    /// The verifier, refreshed like the JWKS.
+    func verifier() -> TokenVerifier {
+        if keys.withLock({ $0.jwksValidUntil <= Date() }) { refreshVerification() }
+        return keysSnapshot().verifier
     }
 
     func warnAboutDebugSecrets() {

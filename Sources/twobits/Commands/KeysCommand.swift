@@ -12,6 +12,9 @@ enum KeysCommand {
         let database = args.value("database", env: "TWOBITS_DATABASE")
         try args.rejectUnknown()
         let ledger = try database.map { path throws -> SQLiteLedger in try SQLiteLedger(path: path) }
+        if ledger == nil, action != "list" {
+            printError("note: not recorded in the audit trail; pass --database FILE (or set TWOBITS_DATABASE) to record key changes")
+        }
 
         func audit(_ action: String, _ subject: String, _ reason: String? = nil) {
             _ = try? ledger?.record(AuditEvent(client: "cli", action: action, subject: subject, result: "ok", reason: reason))
@@ -26,10 +29,16 @@ enum KeysCommand {
             if action == "rotate" { print("It signs from the next start or SIGHUP of the server; older keys stay in the JWKS until their tokens expire.") }
         case "list":
             let keys = try store.load()
-            let retired = SigningKeyStore.retirements(keys)
-            let live = Set(SigningKeyStore.verifying(keys, maxTokenLifetime: TimeInterval(maxTTL), now: Date()).map(\.kid))
+            let activations = store.activations()
+            let retired = SigningKeyStore.retirements(keys, activations: activations)
+            let live = Set(SigningKeyStore.verifying(keys, activations: activations, maxTokenLifetime: TimeInterval(maxTTL), now: Date()).map(\.kid))
             for key in keys {
-                let state = retired[key.kid] == nil ? "signing" : (live.contains(key.kid) ? "verifying" : "expired (prunable)")
+                let state: String
+                if let at = retired[key.kid] {
+                    state = live.contains(key.kid) ? "retired \(ISO8601DateFormatter().string(from: at)), verifying" : "expired (prunable)"
+                } else {
+                    state = activations[key.kid] == nil ? "new: signs from the next server start or SIGHUP" : "signing"
+                }
                 print("\(key.kid)  created \(ISO8601DateFormatter().string(from: key.createdAt))  \(state)")
             }
         case "prune":

@@ -1,0 +1,120 @@
+import DeviceCheck
+import Foundation
+import Policy
+import Sandbox
+import Storage
+import Testing
+
+/// Bans and unbans ordered by install id, applied the next time that install shows a device token.
+@Suite("Pending bans and unbans")
+struct PendingActionTests {
+    static func roles(_ m: YearMonth) -> PolicyConfiguration {
+        PolicyConfiguration(layout: .roles(bit0: .promotion, bit1: .ban), promotions: [promotion("spring", m, from: -1, to: nil)])
+    }
+
+    static func counter(_ m: YearMonth) -> PolicyConfiguration { PolicyConfiguration(layout: .reinstallCounter(banAt: 3)) }
+
+    @Test func aPendingBanIsAppliedByTheNextAdmissionOfThatInstall() async throws {
+        try await withPolicy(Self.roles) { h in
+            let outcome = try h.policy.orderPending(.ban, installID: "install-1", reason: "chargeback", client: "support")
+            #expect(outcome.banned && !outcome.applied)
+            #expect(try h.ledger.pendingActions() == [
+                PendingDeviceAction(installID: "install-1", kind: .ban, reason: "chargeback", client: "support", createdAt: h.date),
+            ])
+            #expect(h.totalCalls == 0)
+
+            // Other installs and requests without an install id do not apply it.
+            let d = try h.newDevice()
+            _ = try await h.policy.claim("spring", token: d.token, client: "marketing")
+            #expect(try await h.policy.admitMeaning(token: try h.token(d.id), installID: nil, client: "api")?.banned == false)
+            #expect(try await h.policy.admitMeaning(token: try h.token(d.id), installID: "install-2", client: "api")?.banned == false)
+            #expect(try h.ledger.pendingActions().count == 1)
+            #expect(try h.query(d.id) == state(1, 0, h.month))
+
+            let token = try h.token(d.id)
+            #expect(await failure { try await h.policy.admitMeaning(token: token, installID: "install-1", client: "api") } == .deviceBanned)
+            // Applied to the physical device, promotion bit preserved; the order is gone.
+            #expect(try h.query(d.id) == state(1, 1, h.month))
+            #expect(try h.ledger.pendingActions().isEmpty)
+            #expect(try h.ledger.pendingAction(installID: "install-1") == nil)
+
+            let events = try h.audit()
+            #expect(events.map(\.action) == ["ban.applied", "promotion.claim", "ban.pending"])
+            try #require(events.count == 3)
+            let applied = events[0], pending = events[2]
+            #expect(pending.subject == "install-1" && pending.result == "pending" && pending.reason == "chargeback")
+            #expect(pending.client == "support" && pending.tokenPrefix == nil && pending.transactionID == nil)
+            #expect(applied.subject == "install-1" && applied.result == "ok" && applied.client == "api")
+            #expect(applied.bitsBefore == "(1,0)@\(h.month)" && applied.bitsAfter == "(1,1)@\(h.month)")
+            #expect(applied.reason?.contains("chargeback") == true && applied.reason?.contains("ordered by support") == true)
+            #expect(applied.transactionID?.isEmpty == false)
+            #expect(applied.tokenPrefix == String(ReferenceSHA256.hex(token.base64).prefix(12)))
+
+            // Applied once: the next admission of that install writes nothing.
+            let updates = try h.state(d.id).updates
+            #expect(await failure { try await h.policy.admitMeaning(token: try h.token(d.id), installID: "install-1", client: "api") } == .deviceBanned)
+            #expect(try h.state(d.id).updates == updates)
+        }
+    }
+
+    @Test func aPendingUnbanIsAppliedLikewise() async throws {
+        try await withPolicy(Self.roles) { h in
+            let d = try h.newDevice()
+            h.sandbox.seed(d.id, bits: bits(1, 1), lastUpdated: h.month)
+            let outcome = try h.policy.orderPending(.unban, installID: "install-9", reason: "appeal", client: "support")
+            #expect(!outcome.banned && !outcome.applied)
+            #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
+
+            let meaning = try await h.policy.admitMeaning(token: d.token, installID: "install-9", client: "api")
+            #expect(meaning?.banned == false)
+            #expect(try h.query(d.id) == state(1, 0, h.month))
+            #expect(try h.ledger.pendingActions().isEmpty)
+            #expect(try h.audit().map(\.action) == ["unban.applied", "unban.pending"])
+            #expect(try h.audit().first?.bitsBefore == "(1,1)@\(h.month)")
+        }
+    }
+
+    @Test func aLaterOrderForTheSameInstallReplacesTheEarlierOne() async throws {
+        try await withPolicy(Self.roles) { h in
+            _ = try h.policy.orderPending(.ban, installID: "install-1", reason: "first", client: "support")
+            _ = try h.policy.orderPending(.unban, installID: "install-1", reason: "second", client: "lead")
+            let pending = try h.ledger.pendingActions()
+            #expect(pending.count == 1)
+            #expect(pending.first?.kind == .unban && pending.first?.reason == "second" && pending.first?.client == "lead")
+            let d = try h.newDevice()
+            #expect(try await h.policy.admitMeaning(token: d.token, installID: "install-1", client: "api")?.banned == false)
+            #expect(try h.query(d.id) == state(0, 0, h.month))
+        }
+    }
+
+    @Test func aPendingBanIsAppliedByInstallRegistration() async throws {
+        try await withPolicy(Self.counter) { h in
+            let d = try h.newDevice()
+            _ = try await h.policy.registerInstall(token: d.token, installID: "install-1", client: "api")
+            let outcome = try h.policy.orderPending(.ban, installID: "install-2", reason: "abuse", client: "support")
+            #expect(outcome.banned && !outcome.applied)
+            #expect(await failure { try await h.policy.registerInstall(token: try h.token(d.id), installID: "install-2", client: "api") } == .deviceBanned)
+            #expect(try h.query(d.id) == state(1, 1, h.month))
+            #expect(try h.ledger.pendingActions().isEmpty)
+            #expect(try h.audit().map(\.action) == ["ban.applied", "ban.pending", "install.register"])
+        }
+    }
+
+    @Test func aPendingUnbanIsAppliedByInstallRegistrationBeforeCounting() async throws {
+        try await withPolicy(Self.counter) { h in
+            let d = try h.newDevice()
+            h.sandbox.seed(d.id, bits: bits(1, 1), lastUpdated: h.month(-1))
+            _ = try h.policy.orderPending(.unban, installID: "install-5", reason: nil, client: "support")
+            let outcome = try await h.policy.registerInstall(token: d.token, installID: "install-5", client: "api")
+            // The unban reset the count to 0; this registration is one more install.
+            #expect(outcome.appliedPending == "unban")
+            #expect(outcome.reinstalls == 1 && !outcome.banned && !outcome.bannedNow)
+            #expect(try h.query(d.id) == state(1, 0, h.month))
+            #expect(try h.state(d.id).updates == 2)
+            let events = try h.audit()
+            #expect(events.map(\.action) == ["install.register", "unban.applied", "unban.pending"])
+            #expect(events[1].bitsBefore == "(1,1)@\(h.month(-1))" && events[1].bitsAfter == "(0,0)@\(h.month)")
+            #expect(events[0].bitsBefore == "(0,0)@\(h.month)" && events[0].bitsAfter == "(1,0)@\(h.month)")
+        }
+    }
+}
