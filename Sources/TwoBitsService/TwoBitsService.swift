@@ -89,6 +89,7 @@ public final class TwoBitsService: Sendable {
                 return response
             },
             shuttingDown: { APIError(503, "shutting_down", "the server is restarting; retry", retryAfterSeconds: 1).response },
+            onAnswered: { request, response, elapsed in router.record(request, response, elapsed: elapsed) },
             handler: { request in await router.handle(request) })
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPServer
+import Synchronization
 import Testing
 
 @Suite struct HTTPServerTests {
@@ -48,6 +49,26 @@ import Testing
             let response = try await client.send(HTTPClientRequest(url: base + "/slow"))
             #expect(response.status == 503)
         }
+    }
+
+    @Test func onAnsweredSeesExactlyTheAnswerSent() async throws {
+        var config = HTTPServerConfiguration()
+        config.requestDeadlineMilliseconds = 100
+        let seen = Mutex<[Int]>([])
+        let server = HTTPServer(configuration: config, onAnswered: { _, response, _ in seen.withLock { $0.append(response.status) } }) { request in
+            if request.path == "/slow" { try? await Task.sleep(for: .milliseconds(400)) }
+            return .text(200, "ok")
+        }
+        try server.start()
+        let client = CurlHTTPClient()
+        let base = "http://127.0.0.1:\(server.port)"
+        #expect(try await client.send(HTTPClientRequest(url: base + "/slow")).status == 503)
+        #expect(try await client.send(HTTPClientRequest(url: base + "/fast")).status == 200)
+        // Let the slow handler finish: its late 200 must not be reported.
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(seen.withLock { $0 } == [503, 200])
+        client.shutdown()
+        await server.shutdown()
     }
 
     @Test func holdsManyConcurrentRequestsWithoutAThreadEach() async throws {

@@ -7,6 +7,8 @@ public struct HTTPResponse: Sendable {
     public var body: Data
     /// When true the server closes the connection without answering (used to emulate network faults).
     public var dropConnection = false
+    /// Facts about how the answer was produced (route, client), for the `onAnswered` hook; never sent.
+    public var annotations: [String: String] = [:]
 
     public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
         self.status = status

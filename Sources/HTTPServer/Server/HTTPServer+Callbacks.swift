@@ -16,7 +16,9 @@ let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, _, up
            let declared = Int(length), declared > server.configuration.maxBodyBytes {
             context.answered = true
             let request = server.makeRequest(connection: connection, url: url, method: method, body: Data())
-            return queue(server.oversizedBody(request), on: connection)
+            let response = server.oversizedBody(request)
+            server.onAnswered?(request, response, ContinuousClock.now - context.started)
+            return queue(response, on: connection)
         }
         return .YES
     }
@@ -50,7 +52,9 @@ let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, _, up
     context.body = Data()
     if context.bodyTooLarge {
         context.answered = true
-        return queue(server.oversizedBody(request), on: connection)
+        let response = server.oversizedBody(request)
+        server.onAnswered?(request, response, ContinuousClock.now - context.started)
+        return queue(response, on: connection)
     }
     MHD_suspend_connection(connection)
     server.dispatch(request, context: context)

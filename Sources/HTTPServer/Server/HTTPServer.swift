@@ -16,6 +16,7 @@ public final class HTTPServer: @unchecked Sendable {
     let oversizedBody: @Sendable (HTTPRequest) -> HTTPResponse
     let deadlineExpired: @Sendable (HTTPRequest) -> HTTPResponse
     let shuttingDown: @Sendable () -> HTTPResponse
+    let onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)?
 
     private let state = Mutex<State>(State())
     /// libmicrohttpd's daemon handle; its API is thread-safe.
@@ -40,13 +41,16 @@ public final class HTTPServer: @unchecked Sendable {
     ///   - oversizedBody: the answer when a body is over `maxBodyBytes` (the request carries no body).
     ///   - deadlineExpired: the answer when a handler has not finished within the deadline.
     ///   - shuttingDown: the answer to requests still running when the shutdown grace period ends.
+    ///   - onAnswered: called once per request with the answer actually sent (for logs and metrics).
     public init(configuration: HTTPServerConfiguration,
                 oversizedBody: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(413, "Payload Too Large") },
                 deadlineExpired: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(503, "Service Unavailable") },
                 shuttingDown: @escaping @Sendable () -> HTTPResponse = { .text(503, "Service Unavailable") },
+                onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)? = nil,
                 handler: @escaping Handler) {
         self.configuration = configuration
         self.handler = handler
+        self.onAnswered = onAnswered
         self.oversizedBody = oversizedBody
         self.deadlineExpired = deadlineExpired
         self.shuttingDown = shuttingDown
@@ -86,7 +90,7 @@ public final class HTTPServer: @unchecked Sendable {
             for key in late.keys { p.removeValue(forKey: key) }
             return Array(late.values)
         }
-        for entry in overdue { entry.context.finish(deadlineExpired(entry.request)) }
+        for entry in overdue { answer(entry.request, with: deadlineExpired(entry.request), context: entry.context) }
     }
 
     /// Number of requests being computed right now.
@@ -103,7 +107,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         scanner.withLock { $0?.cancel() }
         let leftovers = pending.withLock { p in Array(p.values) }
-        for entry in leftovers { entry.context.finish(shuttingDown()) }
+        for entry in leftovers { answer(entry.request, with: shuttingDown(), context: entry.context) }
         // Give the daemon threads a moment to write the answers of connections just resumed.
         try? await Task.sleep(for: .milliseconds(leftovers.isEmpty ? 20 : 200))
         MHD_stop_daemon(daemon)
@@ -119,7 +123,13 @@ public final class HTTPServer: @unchecked Sendable {
         Task {
             let response = await handler(request)
             self.pending.withLock { _ = $0.removeValue(forKey: key) }
-            context.finish(response)
+            self.answer(request, with: response, context: context)
         }
+    }
+
+    /// Delivers the first answer for a suspended request; later ones (a handler finishing after its
+    /// deadline) are dropped, so logs and metrics see exactly what the client got.
+    func answer(_ request: HTTPRequest, with response: HTTPResponse, context: RequestContext) {
+        if context.finish(response) { onAnswered?(request, response, ContinuousClock.now - context.started) }
     }
 }

@@ -11,6 +11,7 @@ final class RequestContext: @unchecked Sendable {
     var answered = false
 
     let connection: OpaquePointer
+    let started = ContinuousClock.now
     /// The answer, set exactly once by whichever finishes first: the handler, its deadline, or shutdown.
     private let outcome = Mutex<HTTPResponse?>(nil)
 

@@ -11,7 +11,6 @@ struct APIRouter: Sendable {
     let logger: Logger
 
     func handle(_ http: HTTPRequest) async -> HTTPResponse {
-        let started = ContinuousClock.now
         let requestID = Self.requestID(from: http)
         var route = "unmatched"
         var client: AuthenticatedClient?
@@ -43,7 +42,7 @@ struct APIRouter: Sendable {
             response.headers.append(("Allow", allowed.joined(separator: ", ")))
         }
         response.headers.append(("X-Request-Id", requestID))
-        record(http, route: route, status: response.status, client: client, requestID: requestID, started: started)
+        response.annotations = ["route": route, "client": client?.name ?? "-", "request_id": requestID]
         return response
     }
 
@@ -56,15 +55,17 @@ struct APIRouter: Sendable {
         return client
     }
 
-    func record(_ http: HTTPRequest, route: String, status: Int, client: AuthenticatedClient?, requestID: String, started: ContinuousClock.Instant) {
-        let elapsed = ContinuousClock.now - started
+    /// One log line and the request counter, for the answer the client actually got.
+    func record(_ http: HTTPRequest, _ response: HTTPResponse, elapsed: Duration) {
+        let route = response.annotations["route"] ?? (response.status == 413 ? "oversized" : "deadline")
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         metrics.increment("twobits_http_requests_total", "HTTP requests by route and status",
-                          labels: [("route", route), ("status", String(status))])
-        logger.log(status >= 500 ? .error : .info, "request", [
-            "method": .string(http.method), "route": .string(route), "status": .int(status),
-            "duration_ms": .double((milliseconds * 1000).rounded() / 1000), "request_id": .string(requestID),
-            "client": .string(client?.name ?? "-"),
+                          labels: [("route", route), ("status", String(response.status))])
+        logger.log(response.status >= 500 ? .error : .info, "request", [
+            "method": .string(http.method), "route": .string(route), "status": .int(response.status),
+            "duration_ms": .double((milliseconds * 1000).rounded() / 1000),
+            "request_id": .string(response.annotations["request_id"] ?? response.header("X-Request-Id") ?? "-"),
+            "client": .string(response.annotations["client"] ?? "-"),
         ])
     }
 
