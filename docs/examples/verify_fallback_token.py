@@ -32,7 +32,12 @@ import jwt
 # Tiers TwoBits issues. Anything else (including no tier at all) is refused.
 KNOWN_TIERS = frozenset({"devicecheck", "debug"})
 
-# Which tiers each class of route accepts. App Attest tokens, verified elsewhere, are the only way
+# Debug-tier tokens come from admin-made debug secrets, for simulators and CI, and TwoBits issues
+# them only while it talks to Apple's development environment. A production main API must never
+# accept them: leave this False there, and set it True only in development deployments.
+ACCEPT_DEBUG_TIER = False
+
+# Which tiers each class of route accepts (debug only when ACCEPT_DEBUG_TIER is on). App Attest tokens, verified elsewhere, are the only way
 # into anything not listed here. Deny by default: an unknown route class allows nothing.
 ROUTE_CLASS_TIERS = {
     # Read-only, cheap, rate-limited content: any verified fallback token.
@@ -97,11 +102,13 @@ def verify(token, jwks_url, issuer, audience):
 def allowed(claims, route_class):
     """Whether verified claims may use a route of `route_class` (see ROUTE_CLASS_TIERS).
 
-    Deny by default: claims without a known tier, an unknown route class, or a tier the route
-    class does not list all answer False.
+    Deny by default: claims without a known tier, an unknown route class, a tier the route class
+    does not list, and the debug tier unless ACCEPT_DEBUG_TIER is on all answer False.
     """
     tier = claims.get("tier") if isinstance(claims, dict) else None
     if not isinstance(tier, str) or tier not in KNOWN_TIERS:
+        return False
+    if tier == "debug" and not ACCEPT_DEBUG_TIER:
         return False
     return tier in ROUTE_CLASS_TIERS.get(route_class, frozenset())
 
