@@ -33,9 +33,11 @@ let package = Package(
 
         // Layer 4: the service: configuration, HTTP API, metrics, logs.
         .target(name: "TwoBitsService", dependencies: [
-            "DeviceCheck", "Policy", "Tokens", "Storage", "HTTPServer", "HTTPClient", "TwoBitsCrypto",
+            "DeviceCheck", "Policy", "Tokens", "Storage", "HTTPServer", "TwoBitsCrypto",
         ]),
-        .executableTarget(name: "twobits", dependencies: ["TwoBitsService", "Sandbox", "HTTPClient", "Tokens", "TwoBitsCrypto"]),
+        .executableTarget(name: "twobits", dependencies: [
+            "TwoBitsService", "Sandbox", "DeviceCheck", "Storage", "HTTPClient", "Tokens", "TwoBitsCrypto",
+        ]),
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
         .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),
 

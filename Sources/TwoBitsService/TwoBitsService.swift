@@ -76,19 +76,19 @@ public final class TwoBitsService: Sendable {
         let serverConfiguration = HTTPServerConfiguration(
             host: configuration.listenHost, port: configuration.listenPort, threads: configuration.server.threads,
             maxBodyBytes: 64 * 1024, requestDeadlineMilliseconds: configuration.server.requestDeadlineMilliseconds)
+        /// Answers the server gives without the router still carry a request id and a route label.
+        @Sendable func framed(_ error: APIError, _ route: String, _ request: HTTPRequest) -> HTTPResponse {
+            var response = error.response
+            let requestID = APIRouter.requestID(from: request)
+            response.headers.append(("X-Request-Id", requestID))
+            response.annotations = ["route": route, "client": "-", "request_id": requestID]
+            return response
+        }
         server = HTTPServer(
             configuration: serverConfiguration,
-            oversizedBody: { request in
-                var response = APIError.payloadTooLarge.response
-                response.headers.append(("X-Request-Id", APIRouter.requestID(from: request)))
-                return response
-            },
-            deadlineExpired: { request in
-                var response = APIError.appleUnavailable("the request did not finish within its deadline; retry later").response
-                response.headers.append(("X-Request-Id", APIRouter.requestID(from: request)))
-                return response
-            },
-            shuttingDown: { APIError(503, "shutting_down", "the server is restarting; retry", retryAfterSeconds: 1).response },
+            oversizedBody: { framed(.payloadTooLarge, "oversized", $0) },
+            deadlineExpired: { framed(.appleUnavailable("the request did not finish within its deadline; retry later"), "deadline", $0) },
+            shuttingDown: { framed(APIError(503, "shutting_down", "the server is restarting; retry", retryAfterSeconds: 1), "shutdown", $0) },
             onAnswered: { request, response, elapsed in router.record(request, response, elapsed: elapsed) },
             handler: { request in await router.handle(request) })
     }

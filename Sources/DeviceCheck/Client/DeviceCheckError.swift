@@ -1,7 +1,8 @@
 /// Why a DeviceCheck call produced no usable answer, in three classes that callers treat differently.
 public enum DeviceCheckError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Apple says the device token is missing, malformed, unknown, or from the other environment's app.
-    /// The client's fault: answer 400.
+    /// Apple says the device token is missing, malformed or unknown (400 with the device-token body).
+    /// The client's fault: answer 400. (A token from the other environment's build gets Apple's
+    /// authorization body instead, and so lands in `rejected`.)
     case invalidDeviceToken
     /// Apple rejected our credentials, environment or request (400 authorization body, 401 after one
     /// re-sign, 403, other 4xx). An operator must act: answer 502 and log loudly.

@@ -15,7 +15,7 @@ public final class HTTPServer: @unchecked Sendable {
     let handler: Handler
     let oversizedBody: @Sendable (HTTPRequest) -> HTTPResponse
     let deadlineExpired: @Sendable (HTTPRequest) -> HTTPResponse
-    let shuttingDown: @Sendable () -> HTTPResponse
+    let shuttingDown: @Sendable (HTTPRequest) -> HTTPResponse
     let onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)?
 
     private let state = Mutex<State>(State())
@@ -45,7 +45,7 @@ public final class HTTPServer: @unchecked Sendable {
     public init(configuration: HTTPServerConfiguration,
                 oversizedBody: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(413, "Payload Too Large") },
                 deadlineExpired: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(503, "Service Unavailable") },
-                shuttingDown: @escaping @Sendable () -> HTTPResponse = { .text(503, "Service Unavailable") },
+                shuttingDown: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(503, "Service Unavailable") },
                 onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)? = nil,
                 handler: @escaping Handler) {
         self.configuration = configuration
@@ -107,7 +107,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         scanner.withLock { $0?.cancel() }
         let leftovers = pending.withLock { p in Array(p.values) }
-        for entry in leftovers { answer(entry.request, with: shuttingDown(), context: entry.context) }
+        for entry in leftovers { answer(entry.request, with: shuttingDown(entry.request), context: entry.context) }
         // Give the daemon threads a moment to write the answers of connections just resumed.
         try? await Task.sleep(for: .milliseconds(leftovers.isEmpty ? 20 : 200))
         MHD_stop_daemon(daemon)

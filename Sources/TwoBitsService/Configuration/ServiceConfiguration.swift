@@ -120,7 +120,7 @@ public struct ServiceConfiguration: Sendable {
             server.shutdownGraceMilliseconds = try s.int("shutdown_grace_ms", default: 10_000, range: 0...300_000)
             try s.rejectUnknownFields()
         }
-        // A claim or install makes up to three Apple calls (query, a pending ban, the update).
+        // An install makes up to three Apple calls (query, a pending ban, the update); a claim two.
         if server.requestDeadlineMilliseconds < 3 * apple.timeoutMilliseconds {
             throw ConfigurationError("server.request_deadline_ms", "must be at least 3 × apple.timeout_ms (\(3 * apple.timeoutMilliseconds)) so Apple's own errors reach the caller before the deadline")
         }

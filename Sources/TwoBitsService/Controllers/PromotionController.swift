@@ -83,7 +83,11 @@ struct PromotionController: Sendable {
             throw apiError
         }
         if let key = idempotencyKey {
-            do { try ledger.completeIdempotent(client: client, key: key, status: response.status, body: response.body) } catch { throw APIError(.storage(error)) }
+            do { try ledger.completeIdempotent(client: client, key: key, status: response.status, body: response.body) } catch {
+                // Give the key back (its intent stays), so the retry resumes instead of waiting on a twin.
+                try? ledger.abandonIdempotent(client: client, key: key)
+                throw APIError(.storage(error))
+            }
         }
         return response
     }

@@ -57,7 +57,7 @@ struct APIRouter: Sendable {
 
     /// One log line and the request counter, for the answer the client actually got.
     func record(_ http: HTTPRequest, _ response: HTTPResponse, elapsed: Duration) {
-        let route = response.annotations["route"] ?? (response.status == 413 ? "oversized" : "deadline")
+        let route = response.annotations["route"] ?? "unrouted"
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         metrics.increment("twobits_http_requests_total", "HTTP requests by route and status",
                           labels: [("route", route), ("status", String(response.status))])

@@ -12,7 +12,7 @@ enum KeysCommand {
         let database = args.value("database", env: "TWOBITS_DATABASE")
         try args.rejectUnknown()
         let ledger = try database.map { path throws -> SQLiteLedger in try SQLiteLedger(path: path) }
-        if ledger == nil, action != "list" {
+        if ledger == nil, ["generate", "rotate", "prune"].contains(action) {
             printError("note: not recorded in the audit trail; pass --database FILE (or set TWOBITS_DATABASE) to record key changes")
         }
 
