@@ -1,47 +1,67 @@
 import Foundation
+import Synchronization
 import Testing
 import TwoBitsCrypto
 
 @Suite struct ES256SignerTests {
-    @Test func signsAndVerifies3000MessagesIncludingLeadingZeroHalves() {
-        let key = P256PrivateKey.generate()
-        let signer = ES256Signer(key: key)
-        let pub = key.publicKey
+    struct SignStats: Sendable {
+        var signatures = 0
+        var wrongLength = 0
+        var failures = 0
         var leadingZeroR = 0
         var leadingZeroS = 0
-        var failures = 0
-        var wrongLength = 0
-        for i in 0..<3_000 {
-            let message = Data("message \(i) \(SecureRandom.uuid())".utf8)
-            let signature = signer.sign(message)
-            if signature.count != 64 { wrongLength += 1; continue }
-            if signature[signature.startIndex] == 0 { leadingZeroR += 1 }
-            if signature[signature.startIndex + 32] == 0 { leadingZeroS += 1 }
-            if !pub.verifyES256(signature: signature, message: message) { failures += 1 }
-        }
-        #expect(wrongLength == 0)
-        #expect(failures == 0)
-        // About 1 signature in 128 has r or s starting with a zero byte; with 3,000 the chance of none is ~e^-23.
-        #expect(leadingZeroR + leadingZeroS >= 1, "no signature exercised the left-padding path")
     }
 
-    @Test func everyLeadingZeroSignatureVerifies() {
+    /// Signs `count` distinct messages and verifies each (off the cooperative pool: ~0.5 s of CPU).
+    static func signAndVerify(count: Int) async throws -> SignStats {
+        try await TestSupport.offPool {
+            let key = P256PrivateKey.generate()
+            let signer = ES256Signer(key: key)
+            let pub = key.publicKey
+            var stats = SignStats()
+            for i in 0..<count {
+                let message = Data("message \(i) \(SecureRandom.uuid())".utf8)
+                let signature = signer.sign(message)
+                stats.signatures += 1
+                if signature.count != 64 { stats.wrongLength += 1; continue }
+                if signature[signature.startIndex] == 0 { stats.leadingZeroR += 1 }
+                if signature[signature.startIndex + 32] == 0 { stats.leadingZeroS += 1 }
+                if !pub.verifyES256(signature: signature, message: message) { stats.failures += 1 }
+            }
+            return stats
+        }
+    }
+
+    @Test func signsAndVerifies3000MessagesIncludingLeadingZeroHalves() async throws {
+        let stats = try await Self.signAndVerify(count: 3_000)
+        #expect(stats.signatures == 3_000)
+        #expect(stats.wrongLength == 0)
+        #expect(stats.failures == 0)
+        // About 1 signature in 128 has r or s starting with a zero byte; with 3,000 the chance of none is ~e^-23.
+        #expect(stats.leadingZeroR + stats.leadingZeroS >= 1, "no signature exercised the left-padding path")
+    }
+
+    @Test func everyLeadingZeroSignatureVerifies() async throws {
         // Keep signing until several padded halves have been seen, and verify each one specifically.
-        let key = P256PrivateKey.generate()
-        let signer = ES256Signer(key: key)
-        let pub = key.publicKey
-        var padded = 0
-        var attempts = 0
-        while padded < 5 && attempts < 50_000 {
-            attempts += 1
-            let message = Data("padded \(attempts)".utf8)
-            let signature = signer.sign(message)
-            guard signature[0] == 0 || signature[32] == 0 else { continue }
-            padded += 1
-            #expect(signature.count == 64)
-            #expect(pub.verifyES256(signature: signature, message: message))
+        let (padded, verified) = try await TestSupport.offPool { () -> (Int, Int) in
+            let key = P256PrivateKey.generate()
+            let signer = ES256Signer(key: key)
+            let pub = key.publicKey
+            var padded = 0
+            var verified = 0
+            var attempts = 0
+            while padded < 5 && attempts < 50_000 {
+                attempts += 1
+                let message = Data("padded \(attempts)".utf8)
+                let signature = signer.sign(message)
+                guard signature.count == 64, signature[0] == 0 || signature[32] == 0 else { continue }
+                padded += 1
+                if pub.verifyES256(signature: signature, message: message) { verified += 1 }
+            }
+            return (padded, verified)
         }
         #expect(padded == 5)
+        #expect(verified == padded)
     }
 
     @Test func aFlippedBitFailsVerification() {
@@ -80,22 +100,19 @@ import TwoBitsCrypto
         #expect(signer.sign(message) != signer.sign(message))
     }
 
-    @Test func oneSignerIsSafeToShareAcrossTasks() async {
-        let key = P256PrivateKey.generate()
-        let signer = ES256Signer(key: key)
-        let pub = key.publicKey
-        let failures = await withTaskGroup(of: Int.self) { group in
-            for t in 0..<8 {
-                group.addTask {
-                    var bad = 0
-                    for i in 0..<150 {
-                        let message = Data("task \(t) message \(i)".utf8)
-                        if !pub.verifyES256(signature: signer.sign(message), message: message) { bad += 1 }
-                    }
-                    return bad
+    @Test func oneSignerIsSafeToShareAcrossThreads() async throws {
+        let failures = try await TestSupport.offPool { () -> Int in
+            let key = P256PrivateKey.generate()
+            let signer = ES256Signer(key: key)
+            let pub = key.publicKey
+            let bad = Mutex(0)
+            DispatchQueue.concurrentPerform(iterations: 8) { t in
+                for i in 0..<150 {
+                    let message = Data("thread \(t) message \(i)".utf8)
+                    if !pub.verifyES256(signature: signer.sign(message), message: message) { bad.withLock { $0 += 1 } }
                 }
             }
-            return await group.reduce(0, +)
+            return bad.withLock { $0 }
         }
         #expect(failures == 0)
     }

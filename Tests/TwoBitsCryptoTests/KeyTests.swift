@@ -46,8 +46,8 @@ import TwoBitsCrypto
 /// Key files made by the `openssl` command line, each refused with the case that names its problem.
 @Suite struct KeyLoadingErrorTests {
     /// Runs an openssl pipeline in `dir` that writes `file`, and returns the file's path.
-    private func openssl(_ script: String, writing file: String, in dir: URL) throws -> String {
-        let result = try TestSupport.shell(script, in: dir)
+    private func openssl(_ script: String, writing file: String, in dir: URL) async throws -> String {
+        let result = try await TestSupport.shell(script, in: dir)
         try #require(result.status == 0, "openssl failed: \(result.output)")
         let path = dir.appendingPathComponent(file).path
         try #require(FileManager.default.fileExists(atPath: path))
@@ -64,8 +64,8 @@ import TwoBitsCrypto
         #expect(reportedPath == path)
     }
 
-    @Test func directoryIsUnreadable() throws {
-        try TestSupport.withTemporaryDirectory { dir in
+    @Test func directoryIsUnreadable() async throws {
+        try await TestSupport.withTemporaryDirectory { dir in
             let error = #expect(throws: KeyError.self) { try P256PrivateKey(contentsOfFile: dir.path) }
             guard case .unreadable = error else {
                 Issue.record("expected .unreadable, got \(String(describing: error))")
@@ -74,8 +74,8 @@ import TwoBitsCrypto
         }
     }
 
-    @Test func nonPEMTextIsNotPEM() throws {
-        try TestSupport.withTemporaryDirectory { dir in
+    @Test func nonPEMTextIsNotPEM() async throws {
+        try await TestSupport.withTemporaryDirectory { dir in
             let path = dir.appendingPathComponent("key.p8").path
             try Data("this is not a key\n".utf8).write(to: URL(fileURLWithPath: path))
             #expect(throws: KeyError.notPEM) { try P256PrivateKey(contentsOfFile: path) }
@@ -90,9 +90,9 @@ import TwoBitsCrypto
         }
     }
 
-    @Test func encryptedPKCS8IsEncrypted() throws {
-        try TestSupport.withTemporaryDirectory { dir in
-            let path = try openssl(
+    @Test func encryptedPKCS8IsEncrypted() async throws {
+        try await TestSupport.withTemporaryDirectory { dir in
+            let path = try await openssl(
                 "openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 | openssl pkcs8 -topk8 -v2 aes-256-cbc -passout pass:x -out enc.p8",
                 writing: "enc.p8", in: dir)
             let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -101,25 +101,25 @@ import TwoBitsCrypto
         }
     }
 
-    @Test func encryptedSEC1IsEncrypted() throws {
-        try TestSupport.withTemporaryDirectory { dir in
-            let path = try openssl(
+    @Test func encryptedSEC1IsEncrypted() async throws {
+        try await TestSupport.withTemporaryDirectory { dir in
+            let path = try await openssl(
                 "openssl ecparam -name prime256v1 -genkey -noout | openssl ec -aes256 -passout pass:x -out enc.pem",
                 writing: "enc.pem", in: dir)
             #expect(throws: KeyError.encrypted) { try P256PrivateKey(contentsOfFile: path) }
         }
     }
 
-    @Test func rsaKeyIsNotEC() throws {
-        try TestSupport.withTemporaryDirectory { dir in
-            let path = try openssl("openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out rsa.p8", writing: "rsa.p8", in: dir)
+    @Test func rsaKeyIsNotEC() async throws {
+        try await TestSupport.withTemporaryDirectory { dir in
+            let path = try await openssl("openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out rsa.p8", writing: "rsa.p8", in: dir)
             #expect(throws: KeyError.notEC("RSA")) { try P256PrivateKey(contentsOfFile: path) }
         }
     }
 
-    @Test func ed25519KeyIsNotEC() throws {
-        try TestSupport.withTemporaryDirectory { dir in
-            let path = try openssl("openssl genpkey -algorithm ED25519 -out ed.p8", writing: "ed.p8", in: dir)
+    @Test func ed25519KeyIsNotEC() async throws {
+        try await TestSupport.withTemporaryDirectory { dir in
+            let path = try await openssl("openssl genpkey -algorithm ED25519 -out ed.p8", writing: "ed.p8", in: dir)
             let error = #expect(throws: KeyError.self) { try P256PrivateKey(contentsOfFile: path) }
             guard case .notEC = error else {
                 Issue.record("expected .notEC, got \(String(describing: error))")
@@ -128,32 +128,32 @@ import TwoBitsCrypto
         }
     }
 
-    @Test func p384KeyIsWrongCurve() throws {
-        try TestSupport.withTemporaryDirectory { dir in
-            let path = try openssl("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 -out p384.p8", writing: "p384.p8", in: dir)
+    @Test func p384KeyIsWrongCurve() async throws {
+        try await TestSupport.withTemporaryDirectory { dir in
+            let path = try await openssl("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 -out p384.p8", writing: "p384.p8", in: dir)
             #expect(throws: KeyError.wrongCurve("secp384r1")) { try P256PrivateKey(contentsOfFile: path) }
 
             // Its public half is refused the same way.
-            let pub = try openssl("openssl pkey -in p384.p8 -pubout -out p384.pub", writing: "p384.pub", in: dir)
+            let pub = try await openssl("openssl pkey -in p384.p8 -pubout -out p384.pub", writing: "p384.pub", in: dir)
             let pubPEM = try String(contentsOfFile: pub, encoding: .utf8)
             #expect(throws: KeyError.wrongCurve("secp384r1")) { try P256PublicKey(pem: pubPEM) }
         }
     }
 
-    @Test func secp256k1KeyIsWrongCurveDespiteTheSameSize() throws {
-        try TestSupport.withTemporaryDirectory { dir in
-            let path = try openssl("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:secp256k1 -out k1.p8", writing: "k1.p8", in: dir)
+    @Test func secp256k1KeyIsWrongCurveDespiteTheSameSize() async throws {
+        try await TestSupport.withTemporaryDirectory { dir in
+            let path = try await openssl("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:secp256k1 -out k1.p8", writing: "k1.p8", in: dir)
             #expect(throws: KeyError.wrongCurve("secp256k1")) { try P256PrivateKey(contentsOfFile: path) }
         }
     }
 
-    @Test func opensslP256KeysLoadInPKCS8AndSEC1Form() throws {
-        try TestSupport.withTemporaryDirectory { dir in
-            let pkcs8 = try openssl("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out AuthKey.p8", writing: "AuthKey.p8", in: dir)
+    @Test func opensslP256KeysLoadInPKCS8AndSEC1Form() async throws {
+        try await TestSupport.withTemporaryDirectory { dir in
+            let pkcs8 = try await openssl("openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out AuthKey.p8", writing: "AuthKey.p8", in: dir)
             let key = try P256PrivateKey(contentsOfFile: pkcs8)
             #expect(key.pkcs8PEM == (try String(contentsOfFile: pkcs8, encoding: .utf8)))
 
-            let sec1 = try openssl("openssl ecparam -name prime256v1 -genkey -noout -out sec1.pem", writing: "sec1.pem", in: dir)
+            let sec1 = try await openssl("openssl ecparam -name prime256v1 -genkey -noout -out sec1.pem", writing: "sec1.pem", in: dir)
             let sec1Key = try P256PrivateKey(contentsOfFile: sec1)
             #expect(sec1Key.pkcs8PEM.hasPrefix("-----BEGIN PRIVATE KEY-----"))
         }

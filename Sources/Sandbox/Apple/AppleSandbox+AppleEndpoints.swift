@@ -6,8 +6,13 @@ import TwoBitsCrypto
 extension AppleSandbox {
     /// Answers one of Apple's endpoints with Apple's statuses and literal bodies.
     func answerApple(_ endpoint: AppleEndpoint, _ request: HTTPRequest) async -> HTTPResponse {
+        state.withLock { s in
+            s.callsInFlight += 1
+            s.counters.maxConcurrentCalls = max(s.counters.maxConcurrentCalls, s.callsInFlight)
+        }
         let response = await computeAppleAnswer(endpoint, request)
         state.withLock { s in
+            s.callsInFlight -= 1
             s.counters.calls[endpoint.rawValue, default: 0] += 1
             s.counters.statuses[String(response.status), default: 0] += 1
         }

@@ -8,6 +8,8 @@ public struct SandboxCounters: Sendable, Equatable, Codable {
     public var updatesMissingBit = 0
     /// Answers per status code.
     public var statuses: [String: Int] = [:]
+    /// The most calls to Apple's endpoints the sandbox was serving at one moment.
+    public var maxConcurrentCalls = 0
 
     public init() {}
 
@@ -16,5 +18,6 @@ public struct SandboxCounters: Sendable, Equatable, Codable {
         case distinctDeveloperTokens = "distinct_developer_tokens"
         case updatesMissingBit = "updates_missing_bit"
         case statuses
+        case maxConcurrentCalls = "max_concurrent_calls"
     }
 }

@@ -13,6 +13,7 @@ final class SandboxState: Sendable {
         var counters = SandboxCounters()
         var developerTokenDigests: Set<String> = []
         var latencyMilliseconds = 0
+        var callsInFlight = 0
     }
 
     let storage: Mutex<Storage>

@@ -9,7 +9,7 @@ extension Data {
         return s
     }
 
-    /// Decodes base64url with or without padding; nil on any character outside the alphabet.
+    /// Decodes unpadded base64url (as JWS uses it); nil on any character outside the alphabet, `=` included.
     public init?(base64URLEncoded string: String) {
         guard string.utf8.allSatisfy({ c in
             (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x5F
