@@ -4,16 +4,18 @@ import Synchronization
 
 /// An async HTTP client on libcurl's multi interface.
 ///
-/// One dedicated thread drives every transfer; callers suspend on a continuation and hold no
-/// thread while they wait, so thousands of calls can be in flight at once.
+/// One dedicated thread drives every transfer with `curl_multi_socket_action` over epoll; callers
+/// suspend on a continuation and hold no thread while they wait, so thousands of calls can be in
+/// flight at once, and a wake-up costs in proportion to the sockets that are ready.
 public final class CurlHTTPClient: @unchecked Sendable {
     private struct Shared: ~Copyable {
         var pending: [CurlTransfer] = []
         var running = true
     }
 
-    // Touched by the transfer thread, except curl_multi_wakeup, which libcurl allows from any thread.
+    // Touched by the transfer thread only.
     private let multi: UnsafeMutableRawPointer
+    private let loop = CurlEventLoop()
     private let shared = Mutex(Shared())
 
     /// - Parameters:
@@ -26,6 +28,7 @@ public final class CurlHTTPClient: @unchecked Sendable {
         twobits_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
         twobits_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxTotalConnections)
         twobits_multi_setopt_long(multi, CURLMOPT_PIPELINING, 2) // CURLPIPE_MULTIPLEX
+        loop.install(on: multi)
         let t = Thread { [self] in self.run() }
         t.name = "twobits-curl"
         t.stackSize = 1 << 20
@@ -46,7 +49,7 @@ public final class CurlHTTPClient: @unchecked Sendable {
                 s.pending.append(transfer)
                 return true
             }
-            if accepted { curl_multi_wakeup(multi) } else { transfer.finish(.failure(.shutDown)) }
+            if accepted { twobits_eventfd_signal(loop.wake) } else { transfer.finish(.failure(.shutDown)) }
         }
         return try result.get()
     }
@@ -57,24 +60,34 @@ public final class CurlHTTPClient: @unchecked Sendable {
             defer { s.running = false }
             return s.running
         }
-        if wasRunning { curl_multi_wakeup(multi) }
+        if wasRunning { twobits_eventfd_signal(loop.wake) }
     }
 
     private func run() {
         var inFlight: [UnsafeMutableRawPointer: CurlTransfer] = [:]
+        var fds = [Int32](repeating: 0, count: 256)
+        var flags = [Int32](repeating: 0, count: 256)
+        var running: Int32 = 0
         while true {
-            let (incoming, running) = shared.withLock { s -> ([CurlTransfer], Bool) in
+            let ready = twobits_epoll_wait(loop.epoll, &fds, &flags, Int32(fds.count), loop.waitMilliseconds)
+            for i in 0..<Int(max(0, ready)) {
+                if fds[i] == loop.wake {
+                    twobits_eventfd_drain(loop.wake)
+                } else {
+                    curl_multi_socket_action(multi, fds[i], flags[i], &running)
+                }
+            }
+            let (incoming, open) = shared.withLock { s -> ([CurlTransfer], Bool) in
                 defer { s.pending.removeAll(keepingCapacity: true) }
                 return (s.pending, s.running)
             }
             for transfer in incoming {
                 transfer.attach()
                 inFlight[transfer.easy] = transfer
-                curl_multi_add_handle(multi, transfer.easy)
+                curl_multi_add_handle(multi, transfer.easy) // sets curl's timer to 0: started just below
             }
-            if !running { break }
-            var stillRunning: Int32 = 0
-            curl_multi_perform(multi, &stillRunning)
+            if !open { break }
+            if loop.takeExpiredTimer() { curl_multi_socket_action(multi, -1 /* CURL_SOCKET_TIMEOUT */, 0, &running) }
             var left: Int32 = 0
             while let message = curl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
@@ -84,7 +97,6 @@ public final class CurlHTTPClient: @unchecked Sendable {
                 Unmanaged.passUnretained(transfer).release() // balances attach()
                 transfer.finish(code)
             }
-            curl_multi_poll(multi, nil, 0, inFlight.isEmpty ? 1000 : 100, nil)
         }
         for (easy, transfer) in inFlight {
             curl_multi_remove_handle(multi, easy)
