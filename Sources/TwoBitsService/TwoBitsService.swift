@@ -101,6 +101,7 @@ public final class TwoBitsService: Sendable {
             "apple": .string(configuration.apple.effectiveBaseURL), "environment": .string(configuration.apple.environment.rawValue),
             "layout": .string(configuration.policy.layout.description),
         ])
+        logger.flush()
         fallbackTokens?.warnAboutDebugSecrets()
     }
 
@@ -112,6 +113,7 @@ public final class TwoBitsService: Sendable {
         logger.log(.info, "shutting down", ["in_flight": .int(server.requestsInFlight)])
         await server.shutdown(graceMilliseconds: configuration.server.shutdownGraceMilliseconds)
         logger.log(.info, "stopped")
+        logger.flush()
     }
 
     /// Reloads signing keys (SIGHUP): a rotated key starts signing.

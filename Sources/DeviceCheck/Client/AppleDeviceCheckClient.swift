@@ -41,8 +41,10 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
 
     /// Reads a 200 answer to a query: Apple's "not found" text, or the JSON state.
     static func parseQuery(_ body: Data) throws(DeviceCheckError) -> QueryResult {
-        let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        if text == AppleResponseBody.bitStateNotFound || text == AppleResponseBody.bitStateNotFoundDocumented { return .neverSet }
+        if body.first != UInt8(ascii: "{") {
+            let text = trimmed(body)
+            if text == AppleResponseBody.bitStateNotFound || text == AppleResponseBody.bitStateNotFoundDocumented { return .neverSet }
+        }
         guard let json = JSONValue.parse(body),
               let bit0 = json["bit0"]?.boolValue, let bit1 = json["bit1"]?.boolValue,
               let month = json["last_update_time"]?.stringValue.flatMap(YearMonth.init)
@@ -135,13 +137,14 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
 
     /// Maps an HTTP answer onto the three error classes.
     static func classify(_ endpoint: AppleEndpoint, status: Int, body: Data) -> Result<Data, DeviceCheckError> {
-        let text = String(decoding: body, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        switch status {
-        case 200:
+        if status == 200 {
             if endpoint == .query {
                 do { _ = try parseQuery(body) } catch { return .failure(error) }
             }
             return .success(body)
+        }
+        let text = trimmed(body)
+        switch status {
         case 400 where text.hasPrefix(AppleResponseBody.badDeviceToken):
             return .failure(.invalidDeviceToken)
         case 429:
@@ -162,6 +165,14 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
         case .failure(.rejected): return "rejected"
         case .failure(.unavailable(let f)): return f.label
         }
+    }
+
+    /// The body as text without surrounding whitespace (Apple's plain-text answers).
+    static func trimmed(_ body: Data) -> String {
+        var bytes = body[...]
+        while let first = bytes.first, first == 0x20 || first == 0x0A || first == 0x0D || first == 0x09 { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x0A || last == 0x0D || last == 0x09 { bytes = bytes.dropLast() }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func backoff(attempt: Int, initial: Int, cap: Int) -> Int {

@@ -6,15 +6,30 @@ import TwoBitsCrypto
 public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     public let base64: String
 
-    /// Accepts standard base64 without line breaks, up to 16 KiB; nil otherwise.
+    /// Accepts standard base64 without line breaks (length a multiple of 4, `=` only as final
+    /// padding), up to 16 KiB; nil otherwise. Checked byte by byte, without decoding.
     public init?(_ base64: String) {
-        guard !base64.isEmpty, base64.utf8.count <= 16 * 1024,
-              base64.utf8.allSatisfy({ c in
-                  (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2B || c == 0x2F || c == 0x3D
-              }),
-              Data(base64Encoded: base64) != nil
-        else { return nil }
-        self.base64 = base64
+        var text = base64
+        let valid = text.withUTF8 { Self.isBase64($0) }
+        guard valid else { return nil }
+        self.base64 = text
+    }
+
+    static func isBase64(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = bytes.count
+        guard n > 0, n <= 16 * 1024, n % 4 == 0 else { return false }
+        var padding = 0
+        for (i, c) in bytes.enumerated() {
+            if c == 0x3D { // '='
+                padding += 1
+                guard i >= n - 2 else { return false }
+                continue
+            }
+            guard padding == 0 else { return false }
+            let ok = (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2B || c == 0x2F
+            if !ok { return false }
+        }
+        return true
     }
 
     /// SHA-256 of the token text, lowercase hex: what is stored to recognise a token again.

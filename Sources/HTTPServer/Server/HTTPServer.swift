@@ -68,7 +68,7 @@ public final class HTTPServer: @unchecked Sendable {
         let daemon = twobits_mhd_start(
             flags, configuration.host, configuration.port, accessHandler, me, completedHandler, me,
             UInt32(max(1, configuration.threads)), UInt32(configuration.maxConnections),
-            UInt32(configuration.connectionTimeoutSeconds), 32 * 1024)
+            UInt32(configuration.connectionTimeoutSeconds), 16 * 1024)
         guard let daemon else { throw .cannotListen(host: configuration.host, port: configuration.port) }
         let bound = twobits_mhd_bound_port(daemon)
         state.withLock { $0.daemon = Daemon(pointer: daemon); $0.port = bound }

@@ -9,6 +9,8 @@ import Synchronization
 public final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     private let lock = Mutex(())
+    /// Prepared statements by SQL text, reused (reset) instead of compiled on every call. Guarded by `lock`.
+    private var statements: [String: OpaquePointer] = [:]
     public let path: String
 
     /// Opens (creating if needed) the database file, in WAL mode with a busy timeout.
@@ -30,7 +32,10 @@ public final class SQLiteConnection: @unchecked Sendable {
         try execute("PRAGMA foreign_keys=ON")
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close_v2(handle)
+    }
 
     /// Runs statements that return no rows.
     public func execute(_ sql: String) throws(SQLiteError) {
@@ -69,9 +74,20 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// Executes with the lock already held.
     @discardableResult
     func run(_ sql: String, _ values: [SQLiteValue]) throws(SQLiteError) -> [SQLiteRow] {
-        var stmt: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &stmt, nil) == SQLITE_OK, let stmt else { throw currentError() }
-        defer { sqlite3_finalize(stmt) }
+        let stmt: OpaquePointer
+        if let cached = statements[sql] {
+            stmt = cached
+        } else {
+            var prepared: OpaquePointer?
+            guard sqlite3_prepare_v2(handle, sql, -1, &prepared, nil) == SQLITE_OK, let prepared else { throw currentError() }
+            // Schema statements and one-offs are few; cache everything, bounded in practice by the code's SQL.
+            statements[sql] = prepared
+            stmt = prepared
+        }
+        defer {
+            sqlite3_reset(stmt)
+            sqlite3_clear_bindings(stmt)
+        }
         for (i, value) in values.enumerated() {
             let index = Int32(i + 1)
             let rc: Int32

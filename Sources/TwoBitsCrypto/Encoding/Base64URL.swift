@@ -3,21 +3,30 @@ import Foundation
 extension Data {
     /// Base64url without padding (RFC 4648 §5), as JWS uses it.
     public func base64URLEncodedString() -> String {
-        var s = base64EncodedString()
-        s = s.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-        while s.hasSuffix("=") { s.removeLast() }
-        return s
+        var bytes = Array(base64EncodedData())
+        var end = bytes.count
+        while end > 0, bytes[end - 1] == 0x3D { end -= 1 }
+        for i in 0..<end {
+            if bytes[i] == 0x2B { bytes[i] = 0x2D } else if bytes[i] == 0x2F { bytes[i] = 0x5F }
+        }
+        return String(decoding: bytes[0..<end], as: UTF8.self)
     }
 
     /// Decodes unpadded base64url (as JWS uses it); nil on any character outside the alphabet, `=` included.
     public init?(base64URLEncoded string: String) {
-        guard string.utf8.allSatisfy({ c in
-            (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x5F
-        }) else { return nil }
-        var s = string.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        let remainder = s.count % 4
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(string.utf8.count + 3)
+        for c in string.utf8 {
+            switch c {
+            case 0x41...0x5A, 0x61...0x7A, 0x30...0x39: bytes.append(c)
+            case 0x2D: bytes.append(0x2B)
+            case 0x5F: bytes.append(0x2F)
+            default: return nil
+            }
+        }
+        let remainder = bytes.count % 4
         if remainder == 1 { return nil }
-        if remainder > 0 { s += String(repeating: "=", count: 4 - remainder) }
-        self.init(base64Encoded: s)
+        if remainder > 0 { bytes.append(contentsOf: repeatElement(0x3D, count: 4 - remainder)) }
+        self.init(base64Encoded: Data(bytes))
     }
 }

@@ -82,8 +82,27 @@ public final class MetricsRegistry: Sendable {
     }
 
     private static func render(_ labels: [(String, String)]) -> String {
-        labels.map { "\($0.0)=\"\($0.1.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\""))\"" }
-            .joined(separator: ",")
+        var out = ""
+        for (i, (name, value)) in labels.enumerated() {
+            if i > 0 { out += "," }
+            out += name + "=\"" + escape(value) + "\""
+        }
+        return out
+    }
+
+    /// Prometheus label escaping; most values need none, so check before building a new string.
+    private static func escape(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return value }
+        var out = ""
+        for ch in value {
+            switch ch {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            default: out.append(ch)
+            }
+        }
+        return out
     }
 
     private static func format(_ v: Double) -> String {
