@@ -18,16 +18,16 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     static func isBase64(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = bytes.count
         guard n > 0, n <= 16 * 1024, n % 4 == 0 else { return false }
-        var padding = 0
-        for (i, c) in bytes.enumerated() {
-            if c == 0x3D { // '='
-                padding += 1
-                guard i >= n - 2 else { return false }
-                continue
-            }
-            guard padding == 0 else { return false }
-            let ok = (c >= 0x41 && c <= 0x5A) || (c >= 0x61 && c <= 0x7A) || (c >= 0x30 && c <= 0x39) || c == 0x2B || c == 0x2F
+        // At most two '=' and only at the end.
+        var end = n
+        if bytes[n - 1] == 0x3D { end -= 1 }
+        if end < n, bytes[n - 2] == 0x3D { end -= 1 }
+        var i = 0
+        while i < end {
+            let c = bytes[i]
+            let ok = (c &- 0x41 < 26) || (c &- 0x61 < 26) || (c &- 0x30 < 10) || c == 0x2B || c == 0x2F
             if !ok { return false }
+            i += 1
         }
         return true
     }

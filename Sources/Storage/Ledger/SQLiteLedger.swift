@@ -3,6 +3,7 @@ import Foundation
 /// The embedded ledger: one SQLite file in WAL mode, schema migrated at open.
 public final class SQLiteLedger: Ledger {
     let db: SQLiteConnection
+    private let sweeper = ExpirySweeper()
 
     /// Opens or creates the file and applies pending migrations.
     public init(path: String) throws(StorageError) {
@@ -28,17 +29,15 @@ public final class SQLiteLedger: Ledger {
 
     @discardableResult
     public func record(_ event: AuditEvent) throws(StorageError) -> Int64 {
-        try run { () throws(SQLiteError) -> Int64 in
-            try db.transaction { tx throws(SQLiteError) -> Int64 in
-                try tx.query("""
-                    INSERT INTO audit_events (at_ms, client, action, subject, bits_before, bits_after, result, reason, transaction_id, token_prefix)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [.integer(Int64(event.at.timeIntervalSince1970 * 1000)), .text(event.client), .text(event.action),
-                          .optional(event.subject), .optional(event.bitsBefore), .optional(event.bitsAfter), .text(event.result),
-                          .optional(event.reason), .optional(event.transactionID), .optional(event.tokenPrefix)])
-                return Int64(try tx.query("SELECT last_insert_rowid() AS id").first?.int("id") ?? 0)
-            }
+        let rows = try run { () throws(SQLiteError) in
+            try db.query("""
+                INSERT INTO audit_events (at_ms, client, action, subject, bits_before, bits_after, result, reason, transaction_id, token_prefix)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """, [.integer(Int64(event.at.timeIntervalSince1970 * 1000)), .text(event.client), .text(event.action),
+                      .optional(event.subject), .optional(event.bitsBefore), .optional(event.bitsAfter), .text(event.result),
+                      .optional(event.reason), .optional(event.transactionID), .optional(event.tokenPrefix)])
         }
+        return Int64(rows.first?.int("id") ?? 0)
     }
 
     public func auditEvents(limit: Int, before: Int64?) throws(StorageError) -> [AuditEvent] {
@@ -145,17 +144,21 @@ public final class SQLiteLedger: Ledger {
         try insertOnce(table: "consumed_token_ids", column: "jti", value: jti, until: until, now: now)
     }
 
-    /// Inserts a key unless a live row holds it; expired rows are swept in the same transaction.
+    /// Inserts a key unless a live row holds it. A row whose time has passed counts as absent and is
+    /// replaced in the same statement; the table is swept of expired rows at most once a second.
     private func insertOnce(table: String, column: String, value: String, until: Date, now: Date) throws(StorageError) -> Bool {
         let nowMS = Int64(now.timeIntervalSince1970 * 1000)
-        return try run { () throws(SQLiteError) -> Bool in
-            try db.transaction { tx throws(SQLiteError) -> Bool in
-                try tx.query("DELETE FROM \(table) WHERE expires_ms <= ?", [.integer(nowMS)])
-                try tx.query("INSERT OR IGNORE INTO \(table) (\(column), expires_ms) VALUES (?, ?)",
-                             [.text(value), .integer(Int64(until.timeIntervalSince1970 * 1000))])
-                return tx.changes == 1
-            }
+        let rows = try run { () throws(SQLiteError) in
+            try db.query("""
+                INSERT INTO \(table) (\(column), expires_ms) VALUES (?, ?)
+                ON CONFLICT(\(column)) DO UPDATE SET expires_ms = excluded.expires_ms WHERE \(table).expires_ms <= ?
+                RETURNING 1 AS inserted
+                """, [.text(value), .integer(Int64(until.timeIntervalSince1970 * 1000)), .integer(nowMS)])
         }
+        sweeper.sweepIfDue(table: table, nowMS: nowMS) { () throws(SQLiteError) in
+            try db.query("DELETE FROM \(table) WHERE expires_ms <= ?", [.integer(nowMS)])
+        }
+        return !rows.isEmpty
     }
 
     // MARK: Debug secrets
