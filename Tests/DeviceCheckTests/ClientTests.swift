@@ -128,14 +128,20 @@ import TwoBitsCrypto
         }
     }
 
-    @Test func productionSandboxRefusesDevelopmentTokens() async throws {
+    /// Once Apple has accepted a developer JWT, Apple's authorization-body 400 for that same JWT can only
+    /// mean the device token: one from a build of the other environment. That is the caller's bad input
+    /// (400 invalid_device_token), not an operator alarm (502).
+    @Test func otherEnvironmentTokenAfterAnAcceptedJWTIsAnInvalidDeviceToken() async throws {
         try await withSandbox(environment: .production) { h in
             let client = try h.client()
             let device = h.device()
             try await client.validate(try h.token(device))
-            await #expect(throws: DeviceCheckError.rejected(status: 400, body: AppleResponseBody.badAuthorizationToken)) {
+            await #expect(throws: DeviceCheckError.invalidDeviceToken) {
                 try await client.validate(try h.token(device, environment: .development))
             }
+            // A good token still works: nothing was invalidated.
+            try await client.validate(try h.token(device))
+            #expect(client.tokens.tokensSigned == 1)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPClient
+import Synchronization
 import TwoBitsCrypto
 
 /// Calls Apple's DeviceCheck endpoints (or the sandbox) over libcurl.
@@ -13,6 +14,9 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
     private let http: CurlHTTPClient
     private let limiter: InFlightLimiter
     private let observer: (any AppleCallObserver)?
+    /// The developer JWT Apple last accepted. A 400 with the authorization body for that same JWT cannot
+    /// be about our credentials: it is a device token from a build of the other environment.
+    private let acceptedJWT = Mutex<String?>(nil)
 
     public init(configuration: AppleClientConfiguration, tokens: DeveloperTokenProvider, observer: (any AppleCallObserver)? = nil) {
         self.configuration = configuration
@@ -86,7 +90,11 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
                                             transactionID: transactionID, timeoutMilliseconds: remaining)
             switch outcome {
             case .success(let body):
+                acceptedJWT.withLock { $0 = developerToken.jwt }
                 return Answer(body: body, transactionID: transactionID)
+            case .failure(.rejected(400, let text)) where text.hasPrefix(AppleResponseBody.badAuthorizationToken)
+                && acceptedJWT.withLock({ $0 == developerToken.jwt }):
+                throw .invalidDeviceToken
             case .failure(.rejected(401, _)) where !resigned:
                 // The token may have expired or the key been rotated: sign anew once, then give up.
                 resigned = true

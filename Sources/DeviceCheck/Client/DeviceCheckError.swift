@@ -1,11 +1,12 @@
 /// Why a DeviceCheck call produced no usable answer, in three classes that callers treat differently.
 public enum DeviceCheckError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Apple says the device token is missing, malformed or unknown (400 with the device-token body).
-    /// The client's fault: answer 400. (A token from the other environment's build gets Apple's
-    /// authorization body instead, and so lands in `rejected`.)
+    /// Apple says the device token is missing, malformed or unknown (400 with the device-token body),
+    /// or it comes from a build of the other environment: Apple answers those with the authorization
+    /// body, which counts as this case when Apple has accepted the very same developer JWT before.
+    /// The client's fault: answer 400.
     case invalidDeviceToken
-    /// Apple rejected our credentials, environment or request (400 authorization body, 401 after one
-    /// re-sign, 403, other 4xx). An operator must act: answer 502 and log loudly.
+    /// Apple rejected our credentials, environment or request (400 authorization body for a developer
+    /// JWT never accepted, 401 after one re-sign, 403, other 4xx). An operator must act: answer 502 and log loudly.
     case rejected(status: Int, body: String)
     /// No trustworthy answer (429, 5xx, timeout, connection failure, unparseable 200, too many calls
     /// waiting). Never read as "device is clear": answer 503 with Retry-After.

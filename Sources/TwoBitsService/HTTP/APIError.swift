@@ -19,7 +19,7 @@ public struct APIError: Error, Sendable {
     }
 
     public static func badRequest(_ message: String) -> APIError { APIError(400, "bad_request", message) }
-    public static let invalidDeviceToken = APIError(400, "invalid_device_token", "Apple does not accept this device token (malformed, unknown, or expired)")
+    public static let invalidDeviceToken = APIError(400, "invalid_device_token", "Apple does not accept this device token (malformed, unknown, expired, or from a build of the other environment: Xcode builds are development)")
     public static let unauthorized = APIError(401, "unauthorized", "send Authorization: Bearer <API key>")
     public static func forbidden(_ message: String) -> APIError { APIError(403, "forbidden", message) }
     public static let notFound = APIError(404, "not_found", "no such route")
