@@ -17,11 +17,6 @@ static inline long twobits_easy_response_code(CURL *h) {
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
     return code;
 }
-static inline void *twobits_easy_private(CURL *h) {
-    char *p = NULL;
-    curl_easy_getinfo(h, CURLINFO_PRIVATE, &p);
-    return p;
-}
 static inline CURLMcode twobits_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
 
 /// The result code of a finished transfer (CURLMsg keeps it in a union).

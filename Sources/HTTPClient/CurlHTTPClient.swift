@@ -93,14 +93,11 @@ public final class CurlHTTPClient: @unchecked Sendable {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
                 let code = twobits_msg_result(message)
                 curl_multi_remove_handle(multi, easy)
-                guard let transfer = inFlight.removeValue(forKey: easy) else { continue }
-                Unmanaged.passUnretained(transfer).release() // balances attach()
-                transfer.finish(code)
+                inFlight.removeValue(forKey: easy)?.finish(code)
             }
         }
         for (easy, transfer) in inFlight {
             curl_multi_remove_handle(multi, easy)
-            Unmanaged.passUnretained(transfer).release()
             transfer.finish(.failure(.shutDown))
         }
         curl_multi_cleanup(multi)

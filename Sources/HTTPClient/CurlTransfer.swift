@@ -29,9 +29,14 @@ final class CurlTransfer: @unchecked Sendable {
         default: twobits_easy_setopt_str(easy, CURLOPT_CUSTOMREQUEST, request.method)
         }
         if let body = request.body {
+            // curl copies the bytes now, so the Data need not outlive this call.
             twobits_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, body.count)
-            body.withUnsafeBytes { raw in
-                _ = twobits_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!))
+            if body.isEmpty {
+                twobits_easy_setopt_str(easy, CURLOPT_COPYPOSTFIELDS, "")
+            } else {
+                body.withUnsafeBytes { raw in
+                    _ = twobits_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress!))
+                }
             }
         }
         // Without this curl sends "Expect: 100-continue" for bodies over 1 KiB and waits a round trip.
@@ -42,11 +47,10 @@ final class CurlTransfer: @unchecked Sendable {
         twobits_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
     }
 
-    /// Hands the transfer's own address to curl (write data and private pointer); balanced by `finish`.
+    /// Hands the transfer's address to the write callback. Unretained: the transfer thread's
+    /// in-flight table owns the transfer until curl is done with the handle.
     func attach() {
-        let me = Unmanaged.passRetained(self).toOpaque()
-        twobits_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me)
-        twobits_easy_setopt_ptr(easy, CURLOPT_PRIVATE, me)
+        twobits_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
     }
 
     func finish(_ code: CURLcode) {

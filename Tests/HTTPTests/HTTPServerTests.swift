@@ -71,6 +71,64 @@ import Testing
         await server.shutdown()
     }
 
+    /// A connection still suspended when the grace period ends is answered, resumed and only then
+    /// is the daemon stopped; the handler finishing afterwards touches nothing (no resume of a freed
+    /// connection, no second report).
+    @Test func shutdownAnswersSuspendedConnectionsBeforeStoppingTheDaemon() async throws {
+        let seen = Mutex<[Int]>([])
+        let server = HTTPServer(configuration: HTTPServerConfiguration(), shuttingDown: { _ in .text(503, "restarting") },
+                                onAnswered: { _, response, _ in seen.withLock { $0.append(response.status) } }) { _ in
+            try? await Task.sleep(for: .milliseconds(800))
+            return .text(200, "late")
+        }
+        try server.start()
+        let client = CurlHTTPClient()
+        let url = "http://127.0.0.1:\(server.port)/slow"
+        async let answer = client.send(HTTPClientRequest(url: url))
+        try await Task.sleep(for: .milliseconds(150))
+        #expect(server.requestsInFlight == 1)
+        await server.shutdown(graceMilliseconds: 50)
+        let response = try await answer
+        #expect(response.status == 503 && response.text == "restarting")
+        // The handler ends after the daemon is gone.
+        try await Task.sleep(for: .milliseconds(1_000))
+        #expect(seen.withLock { $0 } == [503])
+        #expect(server.requestsInFlight == 0)
+        client.shutdown()
+    }
+
+    @Test func clientShutdownFailsTransfersInFlight() async throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration()) { _ in
+            try? await Task.sleep(for: .milliseconds(500))
+            return .text(200, "ok")
+        }
+        try server.start()
+        let client = CurlHTTPClient()
+        let url = "http://127.0.0.1:\(server.port)/"
+        let answer = Task { () async -> HTTPClientError? in
+            do throws(HTTPClientError) { _ = try await client.send(HTTPClientRequest(url: url)); return nil } catch { return error }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        client.shutdown()
+        #expect(await answer.value == HTTPClientError.shutDown)
+        // Sending after shutdown fails at once too.
+        await #expect(throws: HTTPClientError.shutDown) { _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/")) }
+        await server.shutdown()
+    }
+
+    @Test func clientAbortsResponsesOverOneMebibyte() async throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration()) { request in
+            HTTPResponse(status: 200, body: Data(count: request.path == "/big" ? 2 << 20 : 1 << 19))
+        }
+        try server.start()
+        let client = CurlHTTPClient()
+        let base = "http://127.0.0.1:\(server.port)"
+        #expect(try await client.send(HTTPClientRequest(url: base + "/small")).body.count == 1 << 19)
+        await #expect(throws: HTTPClientError.self) { _ = try await client.send(HTTPClientRequest(url: base + "/big")) }
+        client.shutdown()
+        await server.shutdown()
+    }
+
     @Test func holdsManyConcurrentRequestsWithoutAThreadEach() async throws {
         try await withServer(handler: { _ in
             try? await Task.sleep(for: .milliseconds(200))

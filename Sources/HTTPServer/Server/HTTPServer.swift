@@ -24,7 +24,6 @@ public final class HTTPServer: @unchecked Sendable {
     private struct State {
         var daemon: Daemon?
         var port: UInt16 = 0
-        var listenSocket: Int32 = -1
     }
     /// Requests handed to Swift and not yet answered, with their deadlines, so the deadline scanner
     /// and shutdown can answer them.
@@ -111,6 +110,7 @@ public final class HTTPServer: @unchecked Sendable {
         // Give the daemon threads a moment to write the answers of connections just resumed.
         try? await Task.sleep(for: .milliseconds(leftovers.isEmpty ? 20 : 200))
         MHD_stop_daemon(daemon)
+        // After quiesce the listening socket is ours to close, and only once the daemon has stopped.
         if listenSocket >= 0 { close(listenSocket) }
     }
 
