@@ -34,8 +34,11 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
     }
 
     public func query(_ token: DeviceToken) async throws(DeviceCheckError) -> QueryResult {
-        let body = try await call(.query, token: token, bits: nil).body
-        return try Self.parseQuery(body)
+        // `classify` has parsed (and checked) the 200 body of every query attempt.
+        guard let result = try await call(.query, token: token, bits: nil).query else {
+            throw .unavailable(.unparseable("query answered without a state"))
+        }
+        return result
     }
 
     @discardableResult
@@ -57,7 +60,8 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
     }
 
     struct Answer {
-        let body: Data
+        /// The parsed state, for queries.
+        let query: QueryResult?
         let transactionID: String
     }
 
@@ -89,9 +93,9 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
             let outcome = await attemptOnce(endpoint, token: token, bits: bits, developerToken: developerToken,
                                             transactionID: transactionID, timeoutMilliseconds: remaining)
             switch outcome {
-            case .success(let body):
+            case .success(let query):
                 acceptedJWT.withLock { $0 = developerToken.jwt }
-                return Answer(body: body, transactionID: transactionID)
+                return Answer(query: query, transactionID: transactionID)
             case .failure(.rejected(400, let text)) where text.hasPrefix(AppleResponseBody.badAuthorizationToken)
                 && acceptedJWT.withLock({ $0 == developerToken.jwt }):
                 throw .invalidDeviceToken
@@ -116,7 +120,7 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
     }
 
     private func attemptOnce(_ endpoint: AppleEndpoint, token: DeviceToken, bits: Bits?, developerToken: DeveloperToken,
-                             transactionID: String, timeoutMilliseconds: Int) async -> Result<Data, DeviceCheckError> {
+                             transactionID: String, timeoutMilliseconds: Int) async -> Result<QueryResult?, DeviceCheckError> {
         let body = AppleRequestBody(deviceToken: token.base64, transactionID: transactionID,
                                     timestamp: Int64(Date().timeIntervalSince1970 * 1000), bit0: bits?.bit0, bit1: bits?.bit1)
         let request = HTTPClientRequest(
@@ -124,7 +128,7 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
             headers: [("Authorization", "Bearer " + developerToken.jwt), ("Content-Type", "application/json")],
             body: body.encoded(), timeoutMilliseconds: max(1, timeoutMilliseconds))
         let started = ContinuousClock.now
-        let result: Result<Data, DeviceCheckError>
+        let result: Result<QueryResult?, DeviceCheckError>
         do {
             let response = try await http.send(request)
             result = Self.classify(endpoint, status: response.status, body: response.body)
@@ -143,13 +147,12 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
         return result
     }
 
-    /// Maps an HTTP answer onto the three error classes.
-    static func classify(_ endpoint: AppleEndpoint, status: Int, body: Data) -> Result<Data, DeviceCheckError> {
+    /// Maps an HTTP answer onto the three error classes; a 200 to a query carries its parsed state
+    /// (an unparseable one is transient, never "clear").
+    static func classify(_ endpoint: AppleEndpoint, status: Int, body: Data) -> Result<QueryResult?, DeviceCheckError> {
         if status == 200 {
-            if endpoint == .query {
-                do { _ = try parseQuery(body) } catch { return .failure(error) }
-            }
-            return .success(body)
+            guard endpoint == .query else { return .success(nil) }
+            do { return .success(try parseQuery(body)) } catch { return .failure(error) }
         }
         let text = trimmed(body)
         switch status {
@@ -166,9 +169,9 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
         }
     }
 
-    private static func outcomeLabel(_ endpoint: AppleEndpoint, _ result: Result<Data, DeviceCheckError>) -> String {
+    private static func outcomeLabel(_ endpoint: AppleEndpoint, _ result: Result<QueryResult?, DeviceCheckError>) -> String {
         switch result {
-        case .success(let body): return endpoint == .query && (try? parseQuery(body)) == .neverSet ? "not_found" : "ok"
+        case .success(let query): return query == .neverSet ? "not_found" : "ok"
         case .failure(.invalidDeviceToken): return "invalid_device_token"
         case .failure(.rejected): return "rejected"
         case .failure(.unavailable(let f)): return f.label

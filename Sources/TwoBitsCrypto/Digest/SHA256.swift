@@ -7,10 +7,12 @@ public enum SHA256 {
     public static func hash<D: DataProtocol>(_ data: D) -> Data {
         var md = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
-        let bytes = Array(data)
-        let ok = bytes.withUnsafeBytes { buffer in
+        let digest = { (buffer: UnsafeRawBufferPointer) in
             EVP_Digest(buffer.baseAddress, buffer.count, &md, &length, EVP_sha256(), nil)
         }
+        // Contiguous input (Data, arrays, String.UTF8View) is hashed in place; anything else is copied once.
+        let ok = data.withContiguousStorageIfAvailable { digest(UnsafeRawBufferPointer($0)) }
+            ?? Array(data).withUnsafeBytes(digest)
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
         return Data(md)
     }

@@ -13,6 +13,8 @@ public enum JWS {
     public struct Parts: Sendable {
         public let header: [String: JSONValue]
         public let claims: [String: JSONValue]
+        /// The claims exactly as sent, for decoding into a typed claim set.
+        public let claimsJSON: Data
         public let signingInput: Data
         public let signature: Data
     }
@@ -27,6 +29,6 @@ public enum JWS {
               let header = JSONValue.parse(h)?.objectValue,
               let claims = JSONValue.parse(c)?.objectValue
         else { return nil }
-        return Parts(header: header, claims: claims, signingInput: Data((pieces[0] + "." + pieces[1]).utf8), signature: s)
+        return Parts(header: header, claims: claims, claimsJSON: c, signingInput: Data((pieces[0] + "." + pieces[1]).utf8), signature: s)
     }
 }

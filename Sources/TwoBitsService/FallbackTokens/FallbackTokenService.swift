@@ -29,7 +29,11 @@ final class FallbackTokenService: Sendable {
     private let keys: Mutex<Keys>
 
     /// The longest life any token of this server can have.
-    var maxTokenLifetime: TimeInterval { TimeInterval(max(settings.ttlSeconds, settings.limitedUseTTLSeconds)) }
+    var maxTokenLifetime: TimeInterval { Self.maxTokenLifetime(settings) }
+
+    static func maxTokenLifetime(_ settings: TokenSettings) -> TimeInterval {
+        TimeInterval(max(settings.ttlSeconds, settings.limitedUseTTLSeconds))
+    }
 
     init(settings: TokenSettings, environment: AppleEnvironment, policy: BitPolicy, ledger: any Ledger,
          metrics: MetricsRegistry, logger: Logger) throws(ConfigurationError) {
@@ -41,7 +45,7 @@ final class FallbackTokenService: Sendable {
         self.logger = logger
         let store = SigningKeyStore(directory: settings.keysDirectory)
         self.store = store
-        let lifetime = TimeInterval(max(settings.ttlSeconds, settings.limitedUseTTLSeconds))
+        let lifetime = Self.maxTokenLifetime(settings)
         do {
             let all = try store.load()
             try store.recordActivation(of: all.last!)
