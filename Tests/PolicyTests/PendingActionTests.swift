@@ -107,8 +107,8 @@ struct PendingActionTests {
             _ = try h.policy.orderPending(.unban, installID: "install-5", reason: nil, client: "support")
             let outcome = try await h.policy.registerInstall(token: d.token, installID: "install-5", client: "api")
             // The unban reset the count to 0; this registration is one more install.
-            #expect(outcome.appliedPending == "unban")
-            #expect(outcome.reinstalls == 1 && !outcome.banned && !outcome.bannedNow)
+            #expect(outcome.appliedPending == .unban)
+            #expect(outcome.reinstalls == 1 && !outcome.banned)
             #expect(try h.query(d.id) == state(1, 0, h.month))
             #expect(try h.state(d.id).updates == 2)
             let events = try h.audit()

@@ -20,7 +20,7 @@ struct ReinstallCounterTests {
                 let outcome = try await h.policy.registerInstall(token: try h.token(d.id), installID: "install-\(expected)", client: "api")
                 #expect(outcome.reinstalls == expected)
                 #expect(outcome.banned == (expected == banAt))
-                #expect(outcome.bannedNow == (expected == banAt))
+                #expect(outcome.banned == (expected == banAt))
                 #expect(outcome.appliedPending == nil)
                 #expect(try h.query(d.id) == .state(BitState(bits: Bits(counter: expected), lastUpdated: h.month)))
             }

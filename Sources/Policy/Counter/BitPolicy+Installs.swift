@@ -8,20 +8,16 @@ extension BitPolicy {
         guard case .reinstallCounter(let banAt) = layout else {
             throw .notEnabled("install registration needs the reinstall-counter layout; the layout is \(layout)")
         }
-        var meaning = meaning(of: try await query(token))
-        var applied: String?
-        if let installID, let (after, kind) = try await applyPending(installID: installID, token: token, meaning: meaning, client: client) {
-            meaning = after
-            applied = kind.rawValue
-        }
-        if meaning.banned { throw .deviceBanned(appliedPending: applied.flatMap(PendingDeviceAction.Kind.init(rawValue:))) }
+        // The counter layout has a ban meaning, so admission is a query with pending orders applied.
+        let admission = try await admit(token: token, installID: installID, client: client)
+        guard let meaning = admission.meaning else { throw .notEnabled("the layout \(layout) never reads the bits") }
 
         let count: Int
         if meaning.effective == nil { count = 0 } else { count = min((meaning.reinstalls ?? 0) + 1, 3) }
-        let bannedNow = count >= banAt
+        let banned = count >= banAt
         try await write(token, bits: Bits(counter: count), before: meaning, audit: AuditEvent(
             client: client, action: "install.register", subject: installID,
-            result: bannedNow ? "banned" : "ok", reason: bannedNow ? "automatic ban: \(count) reinstalls reached ban_at \(banAt)" : nil))
-        return InstallOutcome(reinstalls: count, banned: bannedNow, bannedNow: bannedNow, appliedPending: applied)
+            result: banned ? "banned" : "ok", reason: banned ? "automatic ban: \(count) reinstalls reached ban_at \(banAt)" : nil))
+        return InstallOutcome(reinstalls: count, banned: banned, appliedPending: admission.appliedPending)
     }
 }

@@ -14,10 +14,10 @@ struct InstallController: Sendable {
             let installID = try body.installID()
             do throws(PolicyError) {
                 let outcome = try await policy.registerInstall(token: token, installID: installID, client: request.clientName)
-                metrics.increment("twobits_installs_total", "Install registrations by outcome", labels: [("outcome", outcome.bannedNow ? "banned" : "registered")])
-                if outcome.bannedNow { metrics.increment("twobits_automatic_bans_total", "Devices banned by reaching ban_at") }
+                metrics.increment("twobits_installs_total", "Install registrations by outcome", labels: [("outcome", outcome.banned ? "banned" : "registered")])
+                if outcome.banned { metrics.increment("twobits_automatic_bans_total", "Devices banned by reaching ban_at") }
                 if let kind = outcome.appliedPending {
-                    metrics.increment("twobits_pending_bans_applied_total", "Pending bans and unbans applied", labels: [("kind", kind)])
+                    metrics.increment("twobits_pending_bans_applied_total", "Pending bans and unbans applied", labels: [("kind", kind.rawValue)])
                 }
                 struct Answer: Encodable { let reinstalls: Int; let banned: Bool }
                 return .json(200, Answer(reinstalls: outcome.reinstalls, banned: outcome.banned))
