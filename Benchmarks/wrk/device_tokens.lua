@@ -46,19 +46,14 @@ function request()
     return wrk.format("POST", path, headers, '{"device_token":"' .. tokens[index] .. '"}')
 end
 
+-- report() lives beside this script.
+dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "report.lua")
+
 function done(summary, latency, requests)
     local wrapped, loaded = 0, 0
     for _, thread in ipairs(threads) do
         wrapped = wrapped + (thread:get("wraps") or 0)
         loaded = loaded + (thread:get("tokens_loaded") or 0)
     end
-    local e = summary.errors
-    io.write(string.format(
-        'BENCH_JSON {"duration_us":%d,"requests":%d,"bytes":%d,' ..
-        '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
-        '"latency_us":{"p50":%d,"p90":%d,"p99":%d,"max":%d,"mean":%.1f},"token_wraps":%d,"tokens_loaded":%d}\n',
-        summary.duration, summary.requests, summary.bytes,
-        e.connect, e.read, e.write, e.status, e.timeout,
-        latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max, latency.mean,
-        wrapped, loaded))
+    report(summary, latency, wrapped, loaded)
 end
