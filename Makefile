@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 
-.PHONY: deps build release run test test-swift test-python bench bench-smoke clean
+.PHONY: deps build release run test test-swift test-python sanitize bench bench-smoke clean
 
 deps:
 	@.ci/install-deps.sh --test
@@ -27,6 +27,10 @@ test: deps
 test-python:
 	$(SWIFT) build -c release
 	TWOBITS_BIN=$(CURDIR)/.build/release/twobits python3 -m pytest -q Tests/python
+
+# The Swift suite under AddressSanitizer, then ThreadSanitizer (after proving TSan sees a deliberate race).
+sanitize: deps
+	@.ci/sanitize.sh
 
 bench:
 	@.ci/install-deps.sh --bench

@@ -17,15 +17,18 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
+        // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see (docs/architecture.md).
+        .target(name: "Locking"),
+
         // Layer 1: thin Swift wrappers over the C libraries.
         .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL"]),
-        .target(name: "HTTPClient", dependencies: ["CCurl"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
-        .target(name: "Storage", dependencies: ["CSQLite"]),
+        .target(name: "HTTPClient", dependencies: ["CCurl", "Locking"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Locking"]),
+        .target(name: "Storage", dependencies: ["CSQLite", "Locking"]),
 
         // Layer 2: Apple's DeviceCheck API, and an emulator of it.
-        .target(name: "DeviceCheck", dependencies: ["TwoBitsCrypto", "HTTPClient"]),
-        .target(name: "Sandbox", dependencies: ["DeviceCheck", "TwoBitsCrypto", "HTTPServer"]),
+        .target(name: "DeviceCheck", dependencies: ["TwoBitsCrypto", "HTTPClient", "Locking"]),
+        .target(name: "Sandbox", dependencies: ["DeviceCheck", "TwoBitsCrypto", "HTTPServer", "Locking"]),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
         .target(name: "Policy", dependencies: ["DeviceCheck", "Storage"]),
@@ -33,7 +36,7 @@ let package = Package(
 
         // Layer 4: the service: configuration, HTTP API, metrics, logs.
         .target(name: "TwoBitsService", dependencies: [
-            "DeviceCheck", "Policy", "Tokens", "Storage", "HTTPServer", "TwoBitsCrypto",
+            "DeviceCheck", "Policy", "Tokens", "Storage", "HTTPServer", "TwoBitsCrypto", "Locking",
         ]),
         .executableTarget(name: "twobits", dependencies: [
             "TwoBitsService", "Sandbox", "DeviceCheck", "Storage", "HTTPClient", "Tokens", "TwoBitsCrypto",
@@ -41,13 +44,14 @@ let package = Package(
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
         .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),
 
-        .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "HTTPClient"]),
-        .testTarget(name: "DeviceCheckTests", dependencies: ["DeviceCheck", "Sandbox", "HTTPClient", "TwoBitsCrypto"]),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Storage"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "Locking"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "HTTPClient", "Locking"]),
+        .testTarget(name: "DeviceCheckTests", dependencies: ["DeviceCheck", "Sandbox", "HTTPClient", "TwoBitsCrypto", "Locking"]),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Storage", "Locking"]),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Storage", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
-            "TwoBitsService", "Sandbox", "HTTPClient", "DeviceCheck", "TwoBitsCrypto", "Tokens",
+            "TwoBitsService", "Sandbox", "HTTPClient", "DeviceCheck", "TwoBitsCrypto", "Tokens", "Locking",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,6 @@
 import CCurl
 import Foundation
-import Synchronization
+import Locking
 
 /// An async HTTP client on libcurl's multi interface.
 ///
@@ -8,7 +8,7 @@ import Synchronization
 /// suspend on a continuation and hold no thread while they wait, so thousands of calls can be in
 /// flight at once, and a wake-up costs in proportion to the sockets that are ready.
 public final class CurlHTTPClient: @unchecked Sendable {
-    private struct Shared: ~Copyable {
+    private struct Shared {
         var pending: [CurlTransfer] = []
         var running = true
     }
@@ -16,7 +16,7 @@ public final class CurlHTTPClient: @unchecked Sendable {
     // Touched by the transfer thread only.
     private let multi: UnsafeMutableRawPointer
     private let loop = CurlEventLoop()
-    private let shared = Mutex(Shared())
+    private let shared = Lock(Shared())
 
     /// - Parameters:
     ///   - maxConnectionsPerHost: the most connections opened to one host (HTTP/2 multiplexes within them).

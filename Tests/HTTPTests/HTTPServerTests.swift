@@ -1,7 +1,7 @@
 import Foundation
 import HTTPClient
 import HTTPServer
-import Synchronization
+import Locking
 import Testing
 
 @Suite struct HTTPServerTests {
@@ -54,7 +54,7 @@ import Testing
     @Test func onAnsweredSeesExactlyTheAnswerSent() async throws {
         var config = HTTPServerConfiguration()
         config.requestDeadlineMilliseconds = 100
-        let seen = Mutex<[Int]>([])
+        let seen = Lock<[Int]>([])
         let server = HTTPServer(configuration: config, onAnswered: { _, response, _ in seen.withLock { $0.append(response.status) } }) { request in
             if request.path == "/slow" { try? await Task.sleep(for: .milliseconds(400)) }
             return .text(200, "ok")
@@ -75,7 +75,7 @@ import Testing
     /// is the daemon stopped; the handler finishing afterwards touches nothing (no resume of a freed
     /// connection, no second report).
     @Test func shutdownAnswersSuspendedConnectionsBeforeStoppingTheDaemon() async throws {
-        let seen = Mutex<[Int]>([])
+        let seen = Lock<[Int]>([])
         let server = HTTPServer(configuration: HTTPServerConfiguration(), shuttingDown: { _ in .text(503, "restarting") },
                                 onAnswered: { _, response, _ in seen.withLock { $0.append(response.status) } }) { _ in
             try? await Task.sleep(for: .milliseconds(800))

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import Synchronization
+import Locking
 import Testing
 
 /// Requests that await Apple hold no thread: 1,000 at once need no more threads than one.
@@ -13,8 +13,8 @@ import Testing
         #expect(try await h.post("/v1/devices/validate", body).status == 200)
         let idleThreads = currentThreadCount()
 
-        let peak = Mutex(0)
-        let sampling = Mutex(true)
+        let peak = Lock(0)
+        let sampling = Lock(true)
         let sampler = Thread {
             while sampling.withLock({ $0 }) {
                 let n = currentThreadCount()

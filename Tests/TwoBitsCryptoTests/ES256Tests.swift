@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 import TwoBitsCrypto
 
@@ -105,7 +105,7 @@ import TwoBitsCrypto
             let key = P256PrivateKey.generate()
             let signer = ES256Signer(key: key)
             let pub = key.publicKey
-            let bad = Mutex(0)
+            let bad = Lock(0)
             DispatchQueue.concurrentPerform(iterations: 8) { t in
                 for i in 0..<150 {
                     let message = Data("thread \(t) message \(i)".utf8)

@@ -1,6 +1,6 @@
 import Foundation
 import HTTPClient
-import Synchronization
+import Locking
 import TwoBitsCrypto
 
 /// Calls Apple's DeviceCheck endpoints (or the sandbox) over libcurl.
@@ -16,7 +16,7 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
     private let observer: (any AppleCallObserver)?
     /// The developer JWT Apple last accepted. A 400 with the authorization body for that same JWT cannot
     /// be about our credentials: it is a device token from a build of the other environment.
-    private let acceptedJWT = Mutex<String?>(nil)
+    private let acceptedJWT = Lock<String?>(nil)
 
     public init(configuration: AppleClientConfiguration, tokens: DeveloperTokenProvider, observer: (any AppleCallObserver)? = nil) {
         self.configuration = configuration

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// A counting semaphore for async callers, with a deadline on the wait.
 final class InFlightLimiter: Sendable {
@@ -22,9 +22,9 @@ final class InFlightLimiter: Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
-    init(limit: Int) { state = Mutex(State(available: max(1, limit))) }
+    init(limit: Int) { state = Lock(State(available: max(1, limit))) }
 
     /// Takes a slot; false when none freed up within `timeoutMilliseconds`.
     func acquire(timeoutMilliseconds: Int) async -> Bool {

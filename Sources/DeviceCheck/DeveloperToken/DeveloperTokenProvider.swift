@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import TwoBitsCrypto
 
 /// Signs the developer JWT and shares one token across every request.
@@ -11,7 +11,7 @@ public final class DeveloperTokenProvider: Sendable {
     private let signer: ES256Signer
     private let now: @Sendable () -> Date
     private let refreshAge: ClosedRange<TimeInterval>
-    private let state = Mutex<State>(State())
+    private let state = Lock<State>(State())
 
     private struct State {
         var token: DeveloperToken?

@@ -1,6 +1,6 @@
 import CMicroHTTPD
 import Foundation
-import Synchronization
+import Locking
 
 /// An HTTP/1.1 server on libmicrohttpd that runs async Swift handlers.
 ///
@@ -18,7 +18,7 @@ public final class HTTPServer: @unchecked Sendable {
     let shuttingDown: @Sendable (HTTPRequest) -> HTTPResponse
     let onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)?
 
-    private let state = Mutex<State>(State())
+    private let state = Lock<State>(State())
     /// libmicrohttpd's daemon handle; its API is thread-safe.
     private struct Daemon: @unchecked Sendable { let pointer: OpaquePointer }
     private struct State {
@@ -27,8 +27,8 @@ public final class HTTPServer: @unchecked Sendable {
     }
     /// Requests handed to Swift and not yet answered, with their deadlines, so the deadline scanner
     /// and shutdown can answer them.
-    let pending = Mutex<[ObjectIdentifier: PendingRequest]>([:])
-    private let scanner = Mutex<Task<Void, Never>?>(nil)
+    let pending = Lock<[ObjectIdentifier: PendingRequest]>([:])
+    private let scanner = Lock<Task<Void, Never>?>(nil)
 
     struct PendingRequest: Sendable {
         let context: RequestContext

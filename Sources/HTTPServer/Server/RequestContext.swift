@@ -1,6 +1,6 @@
 import CMicroHTTPD
 import Foundation
-import Synchronization
+import Locking
 
 /// Per-request state that libmicrohttpd keeps for us in `con_cls` between calls of the access handler.
 final class RequestContext: @unchecked Sendable {
@@ -13,7 +13,7 @@ final class RequestContext: @unchecked Sendable {
     let connection: OpaquePointer
     let started = ContinuousClock.now
     /// The answer, set exactly once by whichever finishes first: the handler, its deadline, or shutdown.
-    private let outcome = Mutex<HTTPResponse?>(nil)
+    private let outcome = Lock<HTTPResponse?>(nil)
 
     init(connection: OpaquePointer) { self.connection = connection }
 

@@ -1,6 +1,6 @@
 import DeviceCheck
 import Foundation
-import Synchronization
+import Locking
 import TwoBitsCrypto
 
 /// Everything the sandbox remembers, behind one lock.
@@ -16,12 +16,12 @@ final class SandboxState: Sendable {
         var callsInFlight = 0
     }
 
-    let storage: Mutex<Storage>
+    let storage: Lock<Storage>
 
     init(latencyMilliseconds: Int) {
         var s = Storage()
         s.latencyMilliseconds = latencyMilliseconds
-        storage = Mutex(s)
+        storage = Lock(s)
     }
 
     func withLock<T>(_ body: (inout Storage) -> T) -> T { storage.withLock { body(&$0) } }

@@ -1,8 +1,8 @@
-import Synchronization
+import Locking
 
 /// Runs a table's expiry sweep at most once a second instead of on every insert.
 final class ExpirySweeper: Sendable {
-    private let lastSweep = Mutex<[String: Int64]>([:])
+    private let lastSweep = Lock<[String: Int64]>([:])
 
     func sweepIfDue(table: String, nowMS: Int64, _ sweep: () throws(SQLiteError) -> Void) {
         let due = lastSweep.withLock { last -> Bool in

@@ -1,6 +1,6 @@
 import CSQLite
 import Foundation
-import Synchronization
+import Locking
 
 /// One SQLite connection in WAL mode, serialised by a lock.
 ///
@@ -8,7 +8,7 @@ import Synchronization
 /// the duration of a statement costs microseconds; no call blocks on I/O for long in WAL mode.
 public final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
-    private let lock = Mutex(())
+    private let lock = Lock(())
     /// Prepared statements by SQL text, reused (reset) instead of compiled on every call. Guarded by `lock`.
     private var statements: [String: OpaquePointer] = [:]
     public let path: String

@@ -2,7 +2,7 @@ import DeviceCheck
 import Foundation
 import Policy
 import Storage
-import Synchronization
+import Locking
 import Tokens
 import TwoBitsCrypto
 
@@ -26,7 +26,7 @@ final class FallbackTokenService: Sendable {
         var all: [SigningKey]
     }
 
-    private let keys: Mutex<Keys>
+    private let keys: Lock<Keys>
 
     /// The longest life any token of this server can have.
     var maxTokenLifetime: TimeInterval { Self.maxTokenLifetime(settings) }
@@ -49,7 +49,7 @@ final class FallbackTokenService: Sendable {
         do {
             let all = try store.load()
             try store.recordActivation(of: all.last!)
-            keys = Mutex(Self.keys(all, signing: all.last!, store: store, settings: settings, lifetime: lifetime))
+            keys = Lock(Self.keys(all, signing: all.last!, store: store, settings: settings, lifetime: lifetime))
         } catch { throw ConfigurationError("tokens.keys_dir", error.description) }
     }
 

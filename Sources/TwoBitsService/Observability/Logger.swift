@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import TwoBitsCrypto
 
 /// Writes one JSON object per line to standard output.
@@ -11,7 +11,7 @@ import TwoBitsCrypto
 public final class Logger: Sendable {
     public enum Level: String, Sendable { case info, warning, error }
 
-    private let buffer = Mutex(Data())
+    private let buffer = Lock(Data())
     private let enabled: Bool
     private let sink: (@Sendable (Data) -> Void)?
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// Counters and histograms in Prometheus's text format, labelled, in memory.
 public final class MetricsRegistry: Sendable {
@@ -18,9 +18,9 @@ public final class MetricsRegistry: Sendable {
     /// Apple latency buckets in seconds: from a fast sandbox to a slow Apple.
     static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-    private let families = Mutex<[String: Family]>([:])
-    private let histograms = Mutex<[String: [String: Histogram]]>([:])
-    private let histogramHelp = Mutex<[String: String]>([:])
+    private let families = Lock<[String: Family]>([:])
+    private let histograms = Lock<[String: [String: Histogram]]>([:])
+    private let histogramHelp = Lock<[String: String]>([:])
 
     public init() {}
 

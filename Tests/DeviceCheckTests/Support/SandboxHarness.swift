@@ -1,7 +1,7 @@
 import DeviceCheck
 import Foundation
 import Sandbox
-import Synchronization
+import Locking
 import Testing
 import TwoBitsCrypto
 
@@ -10,8 +10,8 @@ let sandboxKeyID = "KEYID12345"
 
 /// A clock tests can move by hand.
 final class TestClock: Sendable {
-    private let time: Mutex<Date>
-    init(_ start: Date = Date()) { time = Mutex(start) }
+    private let time: Lock<Date>
+    init(_ start: Date = Date()) { time = Lock(start) }
     var now: Date { time.withLock { $0 } }
     func advance(seconds: TimeInterval) { time.withLock { $0 = $0.addingTimeInterval(seconds) } }
     /// A closure for `now:` parameters.
@@ -92,7 +92,7 @@ func milliseconds(since start: ContinuousClock.Instant) -> Int {
 
 /// Records the client's per-attempt outcome labels ("ok", "throttled", "timeout", ...).
 final class RecordingObserver: AppleCallObserver {
-    private let events = Mutex<[(outcome: String, seconds: Double)]>([])
+    private let events = Lock<[(outcome: String, seconds: Double)]>([])
     func appleCall(endpoint: AppleEndpoint, outcome: String, seconds: Double) { events.withLock { $0.append((outcome, seconds)) } }
     var outcomes: [String] { events.withLock { $0.map(\.outcome) } }
     /// "throttled 12ms, timeout 301ms": for failure messages.
@@ -135,7 +135,7 @@ final class StarvationProbe: Sendable {
         var last = ContinuousClock.now
         var worst = 0
     }
-    private final class Shared: Sendable { let beats = Mutex(Beats()) }
+    private final class Shared: Sendable { let beats = Lock(Beats()) }
     private let shared = Shared()
     private let task: Task<Void, Never>
 

@@ -3,7 +3,7 @@ import Foundation
 import Policy
 import Sandbox
 import Storage
-import Synchronization
+import Locking
 import Testing
 import TwoBitsCrypto
 
@@ -161,8 +161,8 @@ func failure<T>(_ body: () async throws -> T) async -> Failure? {
 
 /// A value tests can set from `@Sendable` closures.
 final class Box<Value: Sendable>: Sendable {
-    private let value: Mutex<Value>
-    init(_ initial: Value) { value = Mutex(initial) }
+    private let value: Lock<Value>
+    init(_ initial: Value) { value = Lock(initial) }
     var current: Value { value.withLock { $0 } }
     func update(_ body: (inout Value) -> Void) { value.withLock { body(&$0) } }
 }

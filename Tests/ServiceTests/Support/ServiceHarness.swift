@@ -2,7 +2,7 @@ import DeviceCheck
 import Foundation
 import HTTPClient
 import Sandbox
-import Synchronization
+import Locking
 import Tokens
 import TwoBitsCrypto
 import TwoBitsService
@@ -109,7 +109,7 @@ final class ServiceHarness: Sendable {
 
 /// Collects the service's log lines.
 final class LogCollector: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Lock<[String]>([])
     func append(_ data: Data) { lines.withLock { $0.append(String(decoding: data, as: UTF8.self)) } }
     func withLock<T>(_ body: ([String]) -> T) -> T { lines.withLock { body($0) } }
 }

@@ -1,0 +1,46 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A value guarded by a `pthread_mutex_t`.
+///
+/// TwoBits uses this instead of `Synchronization.Mutex` because, on Linux with this toolchain, the
+/// standard library's `Mutex` is invisible to ThreadSanitizer: every access it guards is reported as a
+/// race, which blinds `make sanitize` exactly where `@unchecked Sendable` types need it. A pthread mutex
+/// is what TSan intercepts (the same choice as swift-nio's `NIOLock`). See docs/architecture.md.
+public final class Lock<State>: @unchecked Sendable {
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var state: State
+
+    public init(_ initial: State) {
+        state = initial
+        mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        #if DEBUG
+        // Relocking from the same thread is a bug: fail loudly in debug builds instead of deadlocking.
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_ERRORCHECK))
+        #endif
+        let rc = pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+        precondition(rc == 0, "pthread_mutex_init failed: \(rc)")
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    /// Runs `body` with exclusive access to the guarded state.
+    @inlinable
+    public func withLock<Result, Failure: Error>(_ body: (inout State) throws(Failure) -> Result) throws(Failure) -> Result {
+        let rc = pthread_mutex_lock(mutex)
+        precondition(rc == 0, "pthread_mutex_lock failed: \(rc)")
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&state)
+    }
+}
