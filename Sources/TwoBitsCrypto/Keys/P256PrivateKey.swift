@@ -31,12 +31,12 @@ public final class P256PrivateKey: @unchecked Sendable {
 
     /// Loads a `.p8`/PEM key file with errors that name the problem.
     public convenience init(contentsOfFile path: String) throws(KeyError) {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
-            let reason = FileManager.default.fileExists(atPath: path) ? "permission denied or not a regular file" : "no such file"
+        let bytes: [UInt8]
+        do { bytes = try FileBytes.read(path) } catch {
+            let reason = error.errno == ENOENT ? "no such file" : "permission denied or not a regular file"
             throw .unreadable(path: path, reason: reason)
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw .notPEM }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .notPEM }
         try self.init(pem: text)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TwoBitsCrypto
 
 /// The exit status and the interleaved stdout+stderr of a finished child process.
 struct CommandResult: Sendable {
@@ -76,8 +77,8 @@ enum TestSupport {
         // `cd "$0" && exec "$@"`: the working directory without posix_spawn_file_actions_addchdir_np.
         let argv = ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, directory.path] + arguments
         let status = try spawnAndWait(argv: argv, environment: env, outputPath: outputURL.path)
-        let data = (try? Data(contentsOf: outputURL)) ?? Data()
-        return CommandResult(status: status, output: String(decoding: data, as: UTF8.self))
+        let bytes = (try? FileBytes.read(outputURL.path)) ?? []
+        return CommandResult(status: status, output: String(decoding: bytes, as: UTF8.self))
     }
 
     struct SpawnError: Error, CustomStringConvertible {
