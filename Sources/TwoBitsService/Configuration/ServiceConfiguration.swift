@@ -26,15 +26,11 @@ public struct ServiceConfiguration: Sendable {
         /// SHA-256 of the API key, never the key itself.
         public var keySHA256: Data
         public var roles: Set<ClientRole>
-        /// Requests per second to Apple-calling routes, and how many may come at once (per replica).
-        public var ratePerSecond: Double
+        /// Requests per second to Apple-calling routes (per replica); nil: not limited.
+        public var ratePerSecond: Double?
+        /// How many such requests may come at once after a quiet spell (default: one second's worth).
         public var burst: Int
     }
-
-    /// Per-client limits when a client sets none: generous for a backend, yet far below what
-    /// would spend a team's Apple quota in minutes.
-    public static let defaultClientRatePerSecond = 50.0
-    public static let defaultClientBurst = 100
 
     public struct Server: Sendable {
         public var threads: Int
@@ -122,8 +118,11 @@ public struct ServiceConfiguration: Sendable {
                 }
                 roles.insert(role)
             }
-            let rate = try c.optionalDouble("rate_per_second", range: 0.001...1_000_000) ?? Self.defaultClientRatePerSecond
-            let burst = try c.int("burst", default: Self.defaultClientBurst, range: 1...1_000_000)
+            let rate = try c.optionalDouble("rate_per_second", range: 0.001...1_000_000)
+            let burst = try c.int("burst", default: max(1, Int((rate ?? 1).rounded(.up))), range: 1...1_000_000)
+            if rate == nil, c.object["burst"] != nil {
+                throw ConfigurationError(c.field("burst"), "needs rate_per_second (the rate that refills the burst)")
+            }
             try c.rejectUnknownFields()
             if clients.contains(where: { $0.name == name }) { throw ConfigurationError(c.field("name"), "\"\(name)\" is used twice") }
             if clients.contains(where: { $0.keySHA256 == digest }) { throw ConfigurationError(c.field("key_sha256"), "the same key is configured twice") }

@@ -20,7 +20,7 @@ struct AppleCallLimits: Sendable {
     init(configuration: ServiceConfiguration, metrics: MetricsRegistry) {
         var limits: [String: RateLimiter.Limit] = [:]
         for client in configuration.clients {
-            limits[client.name] = RateLimiter.Limit(ratePerSecond: client.ratePerSecond, burst: client.burst)
+            if let rate = client.ratePerSecond { limits[client.name] = RateLimiter.Limit(ratePerSecond: rate, burst: client.burst) }
         }
         self.limiter = RateLimiter(limits: limits, globalPerSecond: configuration.apple.maxCallsPerSecond)
         self.metrics = metrics
