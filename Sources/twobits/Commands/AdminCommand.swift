@@ -1,6 +1,7 @@
 import Foundation
 import HTTPClient
 import TwoBitsCrypto
+import TwoBitsService
 
 /// `twobits admin …`: bans, unbans, device state, pending orders and the audit trail of a running server.
 enum AdminCommand {
@@ -66,7 +67,7 @@ enum AdminCommand {
         do {
             response = try await client.send(HTTPClientRequest(method: method, url: server + path, headers: headers, body: data, timeoutMilliseconds: 30_000))
         } catch {
-            printError("twobits admin: cannot reach \(server): \(error)")
+            printError("twobits admin: cannot reach \(ServiceConfiguration.withoutUserinfo(server)): \(error)")
             return 1
         }
         if json {
