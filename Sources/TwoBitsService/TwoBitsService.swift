@@ -72,7 +72,8 @@ public final class TwoBitsService: Sendable {
         FallbackTokenController(service: fallbackTokens, ledger: ledger).register(in: &table)
         self.routes = table
 
-        let router = APIRouter(table: table, authenticator: ClientAuthenticator(clients: configuration.clients), metrics: metrics, logger: logger)
+        let router = APIRouter(table: table, authenticator: ClientAuthenticator(clients: configuration.clients), metrics: metrics, logger: logger,
+                               limits: AppleCallLimits(configuration: configuration, metrics: metrics))
         let serverConfiguration = HTTPServerConfiguration(
             host: configuration.listenHost, port: configuration.listenPort, threads: configuration.server.threads,
             maxBodyBytes: 64 * 1024, requestDeadlineMilliseconds: configuration.server.requestDeadlineMilliseconds)
@@ -98,9 +99,10 @@ public final class TwoBitsService: Sendable {
         do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
         logger.log(.info, "listening", [
             "address": .string("\(configuration.listenHost):\(server.port)"),
-            "apple": .string(configuration.apple.effectiveBaseURL), "environment": .string(configuration.apple.environment.rawValue),
+            "apple": .string(configuration.apple.loggableBaseURL), "environment": .string(configuration.apple.environment.rawValue),
             "layout": .string(configuration.policy.layout.description),
         ])
+        for warning in configuration.operatorWarnings() { logger.log(.warning, warning.message, ["path": .string(warning.path)]) }
         logger.flush()
         fallbackTokens?.warnAboutDebugSecrets()
     }

@@ -57,20 +57,43 @@ struct PendingActionTests {
         }
     }
 
-    @Test func aPendingUnbanIsAppliedLikewise() async throws {
+    @Test func aPendingUnbanLiftsABanOrderedThroughTheSameInstall() async throws {
         try await withPolicy(Self.roles) { h in
             let d = try h.newDevice()
-            h.sandbox.seed(d.id, bits: bits(1, 1), lastUpdated: h.month)
+            h.sandbox.seed(d.id, bits: bits(1, 0), lastUpdated: h.month)
+            _ = try h.policy.orderPending(.ban, installID: "install-9", reason: "fraud", client: "support")
+            #expect(await failure { try await h.policy.admitMeaning(token: try h.token(d.id), installID: "install-9", client: "api") } == .deviceBanned)
             let outcome = try h.policy.orderPending(.unban, installID: "install-9", reason: "appeal", client: "support")
             #expect(!outcome.banned && !outcome.applied)
             #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
 
-            let meaning = try await h.policy.admitMeaning(token: d.token, installID: "install-9", client: "api")
+            let meaning = try await h.policy.admitMeaning(token: try h.token(d.id), installID: "install-9", client: "api")
             #expect(meaning?.banned == false)
             #expect(try h.query(d.id) == state(1, 0, h.month))
             #expect(try h.ledger.pendingActions().isEmpty)
-            #expect(try h.audit().map(\.action) == ["unban.applied", "unban.pending"])
+            #expect(try h.audit().map(\.action) == ["unban.applied", "unban.pending", "ban.applied", "ban.pending"])
             #expect(try h.audit().first?.bitsBefore == "(1,1)@\(h.month)")
+        }
+    }
+
+    /// An unban by install id must not lift a ban of another kind: any device could present that install id.
+    @Test func aPendingUnbanDoesNotLiftABanByTokenOrOnADeviceNotBanned() async throws {
+        try await withPolicy(Self.roles) { h in
+            let banned = try h.newDevice()
+            _ = try await h.policy.setBanned(true, token: banned.token, reason: "fraud", client: "support")
+            _ = try h.policy.orderPending(.unban, installID: "install-7", reason: "appeal", client: "support")
+            let updates = try h.state(banned.id).updates
+            #expect(await failure { try await h.policy.admitMeaning(token: try h.token(banned.id), installID: "install-7", client: "api") } == .deviceBanned)
+            #expect(try h.query(banned.id) == state(0, 1, h.month))
+            #expect(try h.state(banned.id).updates == updates)
+            #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
+
+            // A device that is not banned has nothing to lift either: no write, the order stays.
+            let clear = try h.newDevice()
+            #expect(try await h.policy.admitMeaning(token: clear.token, installID: "install-7", client: "api")?.banned == false)
+            #expect(try h.state(clear.id).updates == 0)
+            #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
+            #expect(!(try h.audit().map(\.action).contains("unban.applied")))
         }
     }
 
@@ -82,8 +105,9 @@ struct PendingActionTests {
             #expect(pending.count == 1)
             #expect(pending.first?.kind == .unban && pending.first?.reason == "second" && pending.first?.client == "lead")
             let d = try h.newDevice()
+            // The unban replaced the ban before it was applied: nothing to lift, nothing written.
             #expect(try await h.policy.admitMeaning(token: d.token, installID: "install-1", client: "api")?.banned == false)
-            #expect(try h.query(d.id) == state(0, 0, h.month))
+            #expect(try h.state(d.id).updates == 0)
         }
     }
 
@@ -103,18 +127,33 @@ struct PendingActionTests {
     @Test func aPendingUnbanIsAppliedByInstallRegistrationBeforeCounting() async throws {
         try await withPolicy(Self.counter) { h in
             let d = try h.newDevice()
-            h.sandbox.seed(d.id, bits: bits(1, 1), lastUpdated: h.month(-1))
+            _ = try h.policy.orderPending(.ban, installID: "install-5", reason: "abuse", client: "support")
+            #expect(await failure { try await h.policy.registerInstall(token: d.token, installID: "install-5", client: "api") } == .deviceBanned)
             _ = try h.policy.orderPending(.unban, installID: "install-5", reason: nil, client: "support")
-            let outcome = try await h.policy.registerInstall(token: d.token, installID: "install-5", client: "api")
+            let updatesBefore = try h.state(d.id).updates
+            let outcome = try await h.policy.registerInstall(token: try h.token(d.id), installID: "install-5", client: "api")
             // The unban reset the count to 0; this registration is one more install.
             #expect(outcome.appliedPending == .unban)
             #expect(outcome.reinstalls == 1 && !outcome.banned)
             #expect(try h.query(d.id) == state(1, 0, h.month))
-            #expect(try h.state(d.id).updates == 2)
+            #expect(try h.state(d.id).updates == updatesBefore + 2)
             let events = try h.audit()
-            #expect(events.map(\.action) == ["install.register", "unban.applied", "unban.pending"])
-            #expect(events[1].bitsBefore == "(1,1)@\(h.month(-1))" && events[1].bitsAfter == "(0,0)@\(h.month)")
+            #expect(Array(events.map(\.action).prefix(3)) == ["install.register", "unban.applied", "unban.pending"])
+            #expect(events[1].bitsBefore == "(1,1)@\(h.month)" && events[1].bitsAfter == "(0,0)@\(h.month)")
             #expect(events[0].bitsBefore == "(0,0)@\(h.month)" && events[0].bitsAfter == "(1,0)@\(h.month)")
+        }
+    }
+
+    /// Under the reinstall counter an automatic ban (the count reached 3) is not lifted by an install-id unban.
+    @Test func aPendingUnbanDoesNotLiftAnAutomaticBan() async throws {
+        try await withPolicy(Self.counter) { h in
+            let d = try h.newDevice()
+            h.sandbox.seed(d.id, bits: bits(1, 1), lastUpdated: h.month)
+            _ = try h.policy.orderPending(.unban, installID: "install-3", reason: nil, client: "support")
+            let updates = try h.state(d.id).updates
+            #expect(await failure { try await h.policy.registerInstall(token: d.token, installID: "install-3", client: "api") } == .deviceBanned)
+            #expect(try h.state(d.id).updates == updates)
+            #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
         }
     }
 }

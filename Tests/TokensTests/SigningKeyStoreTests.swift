@@ -113,6 +113,41 @@ import TwoBitsCrypto
         }
     }
 
+    /// Whoever can write the directory can plant a key that then signs and verifies tokens.
+    @Test(arguments: [0o770, 0o707, 0o720, 0o702, 0o777, 0o1777])
+    func aDirectoryWritableByGroupOrOthersIsRefused(mode: Int) throws {
+        try TemporaryKeyDirectory.with { dir in
+            try dir.store.generate(now: referenceDate)
+            #expect(chmod(dir.path, mode_t(mode)) == 0)
+            #expect(throws: SigningKeyError.directoryWritable(path: dir.path, mode: String(mode & 0o777, radix: 8))) { try dir.store.load() }
+            #expect(SigningKeyError.directoryWritable(path: dir.path, mode: "777").description.contains("chmod 700 \(dir.path)"))
+        }
+    }
+
+    @Test(arguments: [0o700, 0o750, 0o755, 0o500])
+    func aDirectoryOnlyTheOwnerWritesIsAccepted(mode: Int) throws {
+        try TemporaryKeyDirectory.with { dir in
+            let key = try dir.store.generate(now: referenceDate)
+            #expect(chmod(dir.path, mode_t(mode)) == 0)
+            defer { chmod(dir.path, 0o700) }
+            #expect(try dir.store.load().map(\.kid) == [key.kid])
+        }
+    }
+
+    /// A key file of another user (root can hand it to `nobody`) is refused even at mode 0600.
+    @Test(.enabled(if: geteuid() == 0, "chown needs root"))
+    func aKeyOwnedByAnotherUserIsRefused() throws {
+        try TemporaryKeyDirectory.with { dir in
+            let first = try dir.store.generate(now: referenceDate)
+            let planted = try dir.store.generate(now: referenceDate.addingTimeInterval(60))
+            #expect(chown(planted.path, 65_534, 65_534) == 0)
+            #expect(throws: SigningKeyError.foreignOwner(path: planted.path, owner: 65_534, service: geteuid())) { try dir.store.load() }
+            #expect(SigningKeyError.foreignOwner(path: planted.path, owner: 65_534, service: 0).description.contains("chown 0 \(planted.path)"))
+            #expect(chown(planted.path, geteuid(), getegid()) == 0)
+            #expect(try dir.store.load().map(\.kid) == [first.kid, planted.kid])
+        }
+    }
+
     @Test func aCorruptKeyFileIsNamed() throws {
         try TemporaryKeyDirectory.with { dir in
             try FileManager.default.createDirectory(atPath: dir.path, withIntermediateDirectories: true)

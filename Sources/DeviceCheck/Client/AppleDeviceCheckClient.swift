@@ -23,7 +23,8 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
         self.tokens = tokens
         self.http = CurlHTTPClient(maxConnectionsPerHost: configuration.maxConnections,
                                    maxTotalConnections: max(configuration.maxConnections * 2, 16))
-        self.limiter = InFlightLimiter(limit: configuration.maxInFlight)
+        self.limiter = InFlightLimiter(limit: InFlightLimiter.slots(
+            maxInFlight: configuration.maxInFlight, maxConnections: configuration.maxConnections, baseURL: configuration.baseURL))
         self.observer = observer
     }
 

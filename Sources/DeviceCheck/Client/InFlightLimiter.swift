@@ -26,6 +26,15 @@ final class InFlightLimiter: Sendable {
 
     init(limit: Int) { state = Lock(State(available: max(1, limit))) }
 
+    /// How many calls may be on the wire at once. Over plain http every call needs a connection of its
+    /// own (no HTTP/2), so beyond `maxConnections` a call would wait inside curl for a connection, and
+    /// that wait would end as a timeout of the call. Waiting here instead is counted and answered as
+    /// `overloaded`. Over https curl multiplexes calls within the connections (HTTP/2), so the cap on
+    /// calls in flight is the limit.
+    static func slots(maxInFlight: Int, maxConnections: Int, baseURL: String) -> Int {
+        baseURL.lowercased().hasPrefix("http://") ? min(maxInFlight, maxConnections) : maxInFlight
+    }
+
     /// Takes a slot; false when none freed up within `timeoutMilliseconds`.
     func acquire(timeoutMilliseconds: Int) async -> Bool {
         let id: UInt64? = state.withLock { s in

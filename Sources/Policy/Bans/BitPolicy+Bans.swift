@@ -44,7 +44,7 @@ extension BitPolicy {
         guard layout.hasBanMeaning else { return nil }
         let pending: PendingDeviceAction?
         do { pending = try ledger.pendingAction(installID: installID) } catch { throw .storage(error) }
-        guard let pending else { return nil }
+        guard let pending, try mayApply(pending, to: meaning) else { return nil }
         let newBits = bits(baseBits(for: meaning), banned: pending.kind == .ban)
         try await write(token, bits: newBits, before: meaning, audit: AuditEvent(
             client: client, action: "\(pending.kind.rawValue).applied", subject: installID, result: "ok",

@@ -13,12 +13,19 @@ public struct SigningKeyStore: Sendable {
 
     public init(directory: String) { self.directory = directory }
 
-    /// Every key, oldest first; refuses group- or world-readable files.
+    /// Every key, oldest first. Refuses a directory writable by group or others and key files that are
+    /// group- or world-readable or owned by another user: whoever can plant a key there can mint tokens.
     public func load() throws(SigningKeyError) -> [SigningKey] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw .directoryMissing(directory)
         }
+        var directoryInfo = stat()
+        guard stat(directory, &directoryInfo) == 0 else { throw .io("cannot stat \(directory)") }
+        if directoryInfo.st_mode & 0o022 != 0 {
+            throw .directoryWritable(path: directory, mode: String(directoryInfo.st_mode & 0o777, radix: 8))
+        }
+        let owner = geteuid()
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: directory) } catch { throw .io("cannot list \(directory): \(error)") }
         var keys: [SigningKey] = []
@@ -28,6 +35,7 @@ public struct SigningKeyStore: Sendable {
             var info = stat()
             guard stat(path, &info) == 0 else { throw .io("cannot stat \(path)") }
             if info.st_mode & 0o077 != 0 { throw .permissive(path: path, mode: String(info.st_mode & 0o777, radix: 8)) }
+            if info.st_uid != owner { throw .foreignOwner(path: path, owner: info.st_uid, service: owner) }
             let key: P256PrivateKey
             do { key = try P256PrivateKey(contentsOfFile: path) } catch { throw .badKey(path: path, problem: error.description) }
             keys.append(SigningKey(privateKey: key, createdAt: created, path: path))

@@ -49,6 +49,20 @@ struct ConfigReader {
         return try int(name, default: 0, range: range)
     }
 
+    mutating func optionalDouble(_ name: String, range: ClosedRange<Double>) throws(ConfigurationError) -> Double? {
+        guard let v = raw(name) else { return nil }
+        let number: Double?
+        switch v {
+        case .int(let i): number = Double(i)
+        case .double(let d): number = d
+        default: number = nil
+        }
+        guard let number, range.contains(number) else {
+            throw ConfigurationError(field(name), "must be a number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
     mutating func bool(_ name: String, default value: Bool) throws(ConfigurationError) -> Bool {
         guard let v = raw(name) else { return value }
         guard let b = v.boolValue else { throw ConfigurationError(field(name), "must be true or false") }

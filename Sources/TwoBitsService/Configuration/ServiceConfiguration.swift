@@ -14,6 +14,8 @@ public struct ServiceConfiguration: Sendable {
         public var timeoutMilliseconds: Int
         public var maxInFlight: Int
         public var maxConnections: Int
+        /// Ceiling on Apple calls per second across all clients (this replica); nil: none.
+        public var maxCallsPerSecond: Int?
 
         /// Where calls go: the override, or Apple's host for the environment.
         public var effectiveBaseURL: String { baseURL ?? environment.baseURL }
@@ -24,6 +26,10 @@ public struct ServiceConfiguration: Sendable {
         /// SHA-256 of the API key, never the key itself.
         public var keySHA256: Data
         public var roles: Set<ClientRole>
+        /// Requests per second to Apple-calling routes (per replica); nil: not limited.
+        public var ratePerSecond: Double?
+        /// How many such requests may come at once after a quiet spell (default: one second's worth).
+        public var burst: Int
     }
 
     public struct Server: Sendable {
@@ -40,6 +46,8 @@ public struct ServiceConfiguration: Sendable {
     public var server: Server
     public var policy: PolicySettings
     public var tokens: TokenSettings
+    /// The file this configuration was read from (nil when parsed from memory), for the start-up checks.
+    public var file: String?
 
     /// Environment variables that override the file (secrets and addresses).
     public static let environmentOverrides: [(variable: String, path: [String])] = [
@@ -57,7 +65,9 @@ public struct ServiceConfiguration: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ConfigurationError("--config", "cannot read \(path) (no such file or permission denied)")
         }
-        return try parse(data, environment: environment, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        var configuration = try parse(data, environment: environment, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        configuration.file = path
+        return configuration
     }
 
     /// Parses configuration JSON. Relative file paths are resolved against `baseDirectory`.
@@ -86,7 +96,8 @@ public struct ServiceConfiguration: Sendable {
             privateKeyFile: resolve(try a.string("private_key_file"), against: baseDirectory),
             timeoutMilliseconds: try a.int("timeout_ms", default: 5_000, range: 100...120_000),
             maxInFlight: try a.int("max_in_flight", default: 1_024, range: 1...100_000),
-            maxConnections: try a.int("max_connections", default: 64, range: 1...20_000))
+            maxConnections: try a.int("max_connections", default: 64, range: 1...20_000),
+            maxCallsPerSecond: try a.optionalInt("max_calls_per_second", range: 1...1_000_000))
         try a.rejectUnknownFields()
 
         var clients: [Client] = []
@@ -107,10 +118,15 @@ public struct ServiceConfiguration: Sendable {
                 }
                 roles.insert(role)
             }
+            let rate = try c.optionalDouble("rate_per_second", range: 0.001...1_000_000)
+            let burst = try c.int("burst", default: max(1, Int((rate ?? 1).rounded(.up))), range: 1...1_000_000)
+            if rate == nil, c.object["burst"] != nil {
+                throw ConfigurationError(c.field("burst"), "needs rate_per_second (the rate that refills the burst)")
+            }
             try c.rejectUnknownFields()
             if clients.contains(where: { $0.name == name }) { throw ConfigurationError(c.field("name"), "\"\(name)\" is used twice") }
             if clients.contains(where: { $0.keySHA256 == digest }) { throw ConfigurationError(c.field("key_sha256"), "the same key is configured twice") }
-            clients.append(Client(name: name, keySHA256: digest, roles: roles))
+            clients.append(Client(name: name, keySHA256: digest, roles: roles, ratePerSecond: rate, burst: burst))
         }
 
         var server = Server(threads: 2, requestDeadlineMilliseconds: max(15_000, 3 * apple.timeoutMilliseconds), shutdownGraceMilliseconds: 10_000)
@@ -130,7 +146,7 @@ public struct ServiceConfiguration: Sendable {
         try reader.rejectUnknownFields()
 
         return ServiceConfiguration(listenHost: host, listenPort: port, database: database, apple: apple, clients: clients,
-                                    server: server, policy: policy, tokens: tokens)
+                                    server: server, policy: policy, tokens: tokens, file: nil)
     }
 
     static func parseListen(_ text: String) throws(ConfigurationError) -> (String, UInt16) {

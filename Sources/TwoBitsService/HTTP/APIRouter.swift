@@ -9,6 +9,7 @@ struct APIRouter: Sendable {
     let authenticator: ClientAuthenticator
     let metrics: MetricsRegistry
     let logger: Logger
+    let limits: AppleCallLimits
 
     func handle(_ http: HTTPRequest) async -> HTTPResponse {
         let requestID = Self.requestID(from: http)
@@ -22,6 +23,7 @@ struct APIRouter: Sendable {
             case .found(let match, let parameters):
                 route = match.pattern
                 client = try authorize(http, access: match.handler.access)
+                try limits.admit(client, route: match.pattern)
                 if ["POST", "PUT", "PATCH"].contains(http.method), !http.body.isEmpty {
                     let type = http.header("Content-Type")?.lowercased() ?? ""
                     guard type.hasPrefix("application/json") else { throw .unsupportedMediaType }

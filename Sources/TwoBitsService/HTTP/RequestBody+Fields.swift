@@ -22,13 +22,26 @@ extension RequestBody {
         }
     }
 
-    /// A required free-text `reason` of at most 500 characters.
+    /// The longest `reason`, in characters and in UTF-8 bytes: 500 combining marks are one character
+    /// but 1,000 bytes each way round, so characters alone do not bound what the audit trail stores.
+    static let maxReasonCharacters = 500
+    static let maxReasonBytes = 2_000
+
+    /// A free-text `reason` of at most 500 characters and 2,000 UTF-8 bytes, without control
+    /// characters (C0, DEL): a NUL would cut it in storage, escapes would reach an admin's terminal.
     func reason(required: Bool) throws(APIError) -> String? {
         guard let reason = try optionalString("reason"), !reason.isEmpty else {
             if required { throw .badRequest("reason is required (why this device is banned, for the audit trail)") }
             return nil
         }
-        guard reason.count <= 500 else { throw .badRequest("reason is limited to 500 characters") }
+        guard reason.count <= Self.maxReasonCharacters, reason.utf8.count <= Self.maxReasonBytes else {
+            throw .badRequest("reason is limited to \(Self.maxReasonCharacters) characters and \(Self.maxReasonBytes) bytes of UTF-8")
+        }
+        guard !reason.unicodeScalars.contains(where: Self.isControl) else {
+            throw .badRequest("reason must not contain control characters (U+0000-U+001F, U+007F)")
+        }
         return reason
     }
+
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || scalar.value == 0x7F }
 }

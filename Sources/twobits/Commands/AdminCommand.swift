@@ -1,17 +1,19 @@
 import Foundation
 import HTTPClient
 import TwoBitsCrypto
+import TwoBitsService
 
 /// `twobits admin …`: bans, unbans, device state, pending orders and the audit trail of a running server.
 enum AdminCommand {
     static let usage = """
-    usage: twobits admin <action> [--server URL] [--key KEY] [--json]
+    usage: twobits admin <action> [--server URL] [--key-file FILE] [--json]
       ban     (--install-id ID | --token-file FILE) --reason TEXT
       unban   (--install-id ID | --token-file FILE) [--reason TEXT]
       state   [--token-file FILE]
       pending
       audit   [--limit N] [--before ID]
-    The server URL and admin API key come from --server/--key or TWOBITS_SERVER/TWOBITS_ADMIN_KEY.
+    The server URL comes from --server or TWOBITS_SERVER; the admin API key from TWOBITS_ADMIN_KEY or
+    --key-file FILE (its first line). --key KEY works too, but every user of the machine sees it in ps.
     Device tokens (about 3 KB) are read from --token-file, or from standard input when it is omitted or '-'.
     """
 
@@ -23,7 +25,7 @@ enum AdminCommand {
         }
         let action = args.positional[0]
         let server = (args.value("server", env: "TWOBITS_SERVER") ?? "http://127.0.0.1:8080").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        let key = try args.required("key", env: "TWOBITS_ADMIN_KEY")
+        let key = try adminKey(&args)
         let json = args.flag("json")
 
         let method: String
@@ -65,7 +67,7 @@ enum AdminCommand {
         do {
             response = try await client.send(HTTPClientRequest(method: method, url: server + path, headers: headers, body: data, timeoutMilliseconds: 30_000))
         } catch {
-            printError("twobits admin: cannot reach \(server): \(error)")
+            printError("twobits admin: cannot reach \(ServiceConfiguration.withoutUserinfo(server)): \(error)")
             return 1
         }
         if json {
@@ -74,6 +76,26 @@ enum AdminCommand {
             print(humanReadable(action, response))
         }
         return (200..<300).contains(response.status) ? 0 : 1
+    }
+
+    /// The admin key: `--key-file`, then `TWOBITS_ADMIN_KEY`, then `--key` (with a warning: the
+    /// command line of a process is readable by every user through ps and /proc).
+    static func adminKey(_ args: inout Arguments) throws -> String {
+        if let file = args.value("key-file") {
+            guard let data = FileManager.default.contents(atPath: file) else { throw UsageError("cannot read --key-file \(file)") }
+            let key = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init)?
+                .trimmingCharacters(in: .whitespaces) ?? ""
+            guard !key.isEmpty else { throw UsageError("--key-file \(file) is empty") }
+            return key
+        }
+        if let key = args.value("key") {
+            printError("twobits admin: warning: --key is visible to every user of this machine (ps, /proc); use TWOBITS_ADMIN_KEY or --key-file FILE")
+            return key
+        }
+        guard let key = ProcessInfo.processInfo.environment["TWOBITS_ADMIN_KEY"], !key.isEmpty else {
+            throw UsageError("no admin key: set TWOBITS_ADMIN_KEY or pass --key-file FILE")
+        }
+        return key
     }
 
     static func readToken(_ file: String?) throws -> String {
@@ -90,17 +112,19 @@ enum AdminCommand {
     }
 
     static func humanReadable(_ action: String, _ response: HTTPClientResponse) -> String {
-        guard let value = JSONValue.parse(response.body) else { return "HTTP \(response.status): \(response.text)" }
+        guard let value = JSONValue.parse(response.body) else { return "HTTP \(response.status): \(TerminalText.escaped(response.text))" }
         if let error = value["error"] {
-            return "error \(response.status) \(error["code"]?.stringValue ?? ""): \(error["message"]?.stringValue ?? "")"
+            return "error \(response.status) \(TerminalText.escaped(error["code"]?.stringValue ?? "")): \(TerminalText.escaped(error["message"]?.stringValue ?? ""))"
         }
+        // Every string from the server is escaped: reasons and names are free text that must not
+        // drive the admin's terminal.
         func s(_ v: JSONValue?) -> String {
             switch v {
-            case .string(let x)?: return x
+            case .string(let x)?: return TerminalText.escaped(x)
             case .bool(let b)?: return b ? "yes" : "no"
             case .int(let i)?: return String(i)
             case nil, .null?: return "-"
-            default: return "\(v!)"
+            default: return TerminalText.escaped("\(v!)")
             }
         }
         switch action {
@@ -130,7 +154,7 @@ enum AdminCommand {
             if let next = value["next_before"], next != .null { lines.append("more: --before \(s(next))") }
             return lines.joined(separator: "\n")
         default:
-            return response.text
+            return TerminalText.escaped(response.text)
         }
     }
 }

@@ -12,7 +12,7 @@ enum TwoBitsCommand {
       apikey                                print a new API key and the key_sha256 for the configuration
       keys    generate|rotate|list|prune --dir DIR [--max-ttl SECONDS] [--database FILE]
                                             manage fallback-token signing keys
-      admin   ban|unban|state|pending|audit [--server URL] [--key KEY] [--json] ...
+      admin   ban|unban|state|pending|audit [--server URL] [--key-file FILE] [--json] ...
                                             operate a running server (twobits admin --help)
 
     Documentation: docs/ in the repository.

@@ -26,8 +26,9 @@ final class ServiceHarness: Sendable {
     /// - Parameters:
     ///   - extra: top-level configuration fields merged over the defaults (e.g. "bits", "promotions", "server").
     ///   - sandboxKey: the key the sandbox trusts (default: the service's own; pass another to provoke 401s).
+    ///   - clientFields: extra fields of a client's entry, by client name (e.g. rate limits).
     init(extra: [String: String] = [:], apple: [String: String] = [:], sandboxKey: P256PrivateKey? = nil,
-         sandboxLatencyMilliseconds: Int = 0) throws {
+         sandboxLatencyMilliseconds: Int = 0, clientFields: [String: String] = [:]) throws {
         directory = NSTemporaryDirectory() + "twobits-service-" + SecureRandom.bytes(6).hexString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let appleKey = P256PrivateKey.generate()
@@ -45,7 +46,8 @@ final class ServiceHarness: Sendable {
                               ("all", #"["promotions","tokens","admin"]"#)] {
             let (key, digest) = APIKey.generate()
             keys[name] = key
-            clients.append(#"{"name":"\#(name)","key_sha256":"\#(digest)","roles":\#(roles)}"#)
+            let more = clientFields[name].map { "," + $0 } ?? ""
+            clients.append(#"{"name":"\#(name)","key_sha256":"\#(digest)","roles":\#(roles)\#(more)}"#)
         }
         self.keys = keys
 

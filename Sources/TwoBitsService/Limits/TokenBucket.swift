@@ -1,0 +1,43 @@
+/// A token bucket: holds up to `capacity` tokens, refilled continuously at `ratePerSecond`.
+///
+/// Pure arithmetic over the times it is given (seconds on any monotonic clock), so tests drive it
+/// without sleeping. A clock that steps back is read as no time passing.
+public struct TokenBucket: Sendable, Equatable {
+    public let ratePerSecond: Double
+    public let capacity: Double
+    /// Tokens available at `updatedAt`.
+    public private(set) var tokens: Double
+    public private(set) var updatedAt: Double
+
+    /// A full bucket at `now`.
+    public init(ratePerSecond: Double, burst: Int, now: Double) {
+        self.ratePerSecond = ratePerSecond
+        self.capacity = Double(max(1, burst))
+        self.tokens = capacity
+        self.updatedAt = now
+    }
+
+    /// Adds what accrued since the last update, never beyond the capacity.
+    public mutating func refill(now: Double) {
+        guard now > updatedAt else { return }
+        tokens = min(capacity, tokens + (now - updatedAt) * ratePerSecond)
+        updatedAt = now
+    }
+
+    /// Seconds from `updatedAt` until `cost` tokens are available (0: available now). A cost above
+    /// the capacity counts as the capacity, or it could never be paid.
+    public func secondsUntilAvailable(_ cost: Double) -> Double {
+        let needed = min(cost, capacity)
+        return tokens >= needed ? 0 : (needed - tokens) / ratePerSecond
+    }
+
+    /// Takes `cost` tokens (capped at the capacity) if the bucket holds them; refills first.
+    /// Returns nil when taken, otherwise the seconds until it could be.
+    public mutating func take(_ cost: Double, now: Double) -> Double? {
+        refill(now: now)
+        let wait = secondsUntilAvailable(cost)
+        guard wait == 0 else { return wait }
+        tokens -= min(cost, capacity)
+        return nil
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Locking
+import Testing
+import TwoBitsCrypto
+import TwoBitsService
+
+/// A clock tests move by hand, in seconds.
+final class ManualClock: Sendable {
+    private let time = Lock(1_000.0)
+    var now: Double { time.withLock { $0 } }
+    func advance(_ seconds: Double) { time.withLock { $0 += seconds } }
+    var closure: @Sendable () -> Double { { self.now } }
+}
+
+@Suite("Token bucket arithmetic")
+struct TokenBucketTests {
+    @Test func aFullBucketGivesItsBurstThenRefusesWithTheWaitForOneToken() {
+        var bucket = TokenBucket(ratePerSecond: 2, burst: 3, now: 0)
+        #expect(bucket.take(1, now: 0) == nil)
+        #expect(bucket.take(1, now: 0) == nil)
+        #expect(bucket.take(1, now: 0) == nil)
+        // Empty: one token takes 1/2 s at 2 per second.
+        #expect(bucket.take(1, now: 0) == 0.5)
+        #expect(bucket.tokens == 0)
+    }
+
+    @Test func refillIsProportionalToElapsedTimeAndCappedAtTheBurst() {
+        var bucket = TokenBucket(ratePerSecond: 4, burst: 10, now: 0)
+        for _ in 0..<10 { #expect(bucket.take(1, now: 0) == nil) }
+        bucket.refill(now: 0.5)
+        #expect(bucket.tokens == 2)
+        bucket.refill(now: 0.75)
+        #expect(bucket.tokens == 3)
+        bucket.refill(now: 100)
+        #expect(bucket.tokens == 10)
+        // A clock that steps back adds nothing and takes nothing.
+        bucket.refill(now: 50)
+        #expect(bucket.tokens == 10 && bucket.updatedAt == 100)
+    }
+
+    @Test func aFractionalRateRefillsSlowly() {
+        var bucket = TokenBucket(ratePerSecond: 0.1, burst: 1, now: 0)
+        #expect(bucket.take(1, now: 0) == nil)
+        let wait = bucket.take(1, now: 4)
+        #expect(wait.map { abs($0 - 6) < 1e-9 } == true, "\(String(describing: wait))")
+        #expect(bucket.take(1, now: 10) == nil)
+    }
+
+    @Test func aCostAboveTheCapacityCountsAsTheCapacity() {
+        var bucket = TokenBucket(ratePerSecond: 1, burst: 2, now: 0)
+        #expect(bucket.take(3, now: 0) == nil)
+        #expect(bucket.tokens == 0)
+        #expect(bucket.secondsUntilAvailable(3) == 2)
+    }
+}
+
+@Suite("Rate limiter")
+struct RateLimiterTests {
+    @Test func eachClientHasItsOwnBucket() {
+        let clock = ManualClock()
+        let limiter = RateLimiter(limits: ["a": .init(ratePerSecond: 1, burst: 2), "b": .init(ratePerSecond: 1, burst: 1)],
+                                  globalPerSecond: nil, now: clock.closure)
+        #expect(limiter.admit(client: "a") == .admitted)
+        #expect(limiter.admit(client: "a") == .admitted)
+        #expect(limiter.admit(client: "a") == .refused(.client, retryAfterSeconds: 1))
+        #expect(limiter.admit(client: "b") == .admitted)
+        #expect(limiter.admit(client: "b") == .refused(.client, retryAfterSeconds: 1))
+        // A client with no limit configured is never refused.
+        for _ in 0..<1_000 { #expect(limiter.admit(client: "unlimited") == .admitted) }
+        clock.advance(1)
+        #expect(limiter.admit(client: "a") == .admitted)
+        #expect(limiter.admit(client: "a") == .refused(.client, retryAfterSeconds: 1))
+    }
+
+    @Test func retryAfterIsTheWaitRoundedUp() {
+        let clock = ManualClock()
+        let limiter = RateLimiter(limits: ["slow": .init(ratePerSecond: 0.25, burst: 1)], globalPerSecond: nil, now: clock.closure)
+        #expect(limiter.admit(client: "slow") == .admitted)
+        #expect(limiter.admit(client: "slow") == .refused(.client, retryAfterSeconds: 4))
+        clock.advance(2.5)
+        // 1.5 s left: rounded up to 2.
+        #expect(limiter.admit(client: "slow") == .refused(.client, retryAfterSeconds: 2))
+        clock.advance(1.4)
+        #expect(limiter.admit(client: "slow") == .refused(.client, retryAfterSeconds: 1))
+        clock.advance(0.1)
+        #expect(limiter.admit(client: "slow") == .admitted)
+    }
+
+    @Test func theGlobalCeilingIsSharedAndChargedPerAppleCall() {
+        let clock = ManualClock()
+        let limiter = RateLimiter(limits: [:], globalPerSecond: 5, now: clock.closure)
+        #expect(limiter.admit(client: "a", globalCost: 3) == .admitted)
+        #expect(limiter.admit(client: "b", globalCost: 2) == .admitted)
+        #expect(limiter.admit(client: "c", globalCost: 1) == .refused(.global, retryAfterSeconds: 1))
+        clock.advance(0.5)
+        // Two and a half calls' worth back at 5 per second.
+        #expect(limiter.admit(client: "c", globalCost: 2) == .admitted)
+        #expect(limiter.admit(client: "a", globalCost: 1) == .refused(.global, retryAfterSeconds: 1))
+    }
+
+    @Test func aRefusedRequestTakesNothingFromEitherBucket() {
+        let clock = ManualClock()
+        let limiter = RateLimiter(limits: ["a": .init(ratePerSecond: 1, burst: 1), "b": .init(ratePerSecond: 100, burst: 100)],
+                                  globalPerSecond: 2, now: clock.closure)
+        #expect(limiter.admit(client: "b", globalCost: 2) == .admitted)
+        // The global bucket refuses a: a's own token must stay.
+        #expect(limiter.admit(client: "a") == .refused(.global, retryAfterSeconds: 1))
+        clock.advance(1)
+        #expect(limiter.admit(client: "a") == .admitted)
+        // a's bucket refuses: the global token stays for b.
+        #expect(limiter.admit(client: "a") == .refused(.client, retryAfterSeconds: 1))
+        #expect(limiter.admit(client: "b") == .admitted)
+    }
+}
+
+/// 429 before Apple: a refused request never reaches the sandbox.
+@Suite("Rate limits over HTTP")
+struct RateLimitHTTPTests {
+    @Test func aClientOverItsRateGets429WithRetryAfterAndAppleSeesNoCall() async throws {
+        let h = try ServiceHarness(clientFields: ["marketing": #""rate_per_second":0.2,"burst":2"#])
+        let device = h.freshDevice()
+        let body = #"{"device_token":"\#(device.token)"}"#
+        #expect(try await h.post("/v1/devices/validate", body, key: "marketing").status == 200)
+        #expect(try await h.post("/v1/devices/validate", body, key: "marketing").status == 200)
+        let queries = h.sandbox.counters.calls["query_two_bits"] ?? 0
+        let refused = try await h.post("/v1/devices/validate", body, key: "marketing")
+        #expect(refused.status == 429 && refused.code == "rate_limited", "\(refused.text)")
+        // One token in 5 s at 0.2 per second (a little less has passed: still 5 once rounded up).
+        #expect(refused.json?["error"]?["message"]?.stringValue?.contains("retry after 5 s") == true, "\(refused.text)")
+        #expect(h.sandbox.counters.calls["query_two_bits"] ?? 0 == queries)
+        // Other clients are not affected; routes that do not call Apple are not limited.
+        #expect(try await h.post("/v1/devices/validate", body, key: "all").status == 200)
+        #expect(try await h.request("GET", "/v1/admin/audit", key: "all").status == 200)
+        let metrics = try await h.request("GET", "/metrics", key: nil)
+        #expect(metrics.text.contains(#"twobits_rate_limited_total{client="marketing",scope="client"} 1"#), "\(metrics.text)")
+        await h.close()
+    }
+
+    @Test func theGlobalCeilingRefusesEveryClientOnceSpent() async throws {
+        // One call per second, so the second request (well within that second) is over the ceiling.
+        let h = try ServiceHarness(apple: ["max_calls_per_second": "1"])
+        let device = h.freshDevice()
+        let body = #"{"device_token":"\#(device.token)"}"#
+        #expect(try await h.post("/v1/devices/validate", body, key: "all").status == 200)
+        let queries = h.sandbox.counters.calls["query_two_bits"] ?? 0
+        let refused = try await h.post("/v1/devices/validate", body, key: "marketing")
+        #expect(refused.status == 429 && refused.code == "rate_limited")
+        #expect(refused.json?["error"]?["message"]?.stringValue?.contains("retry after 1 s") == true, "\(refused.text)")
+        #expect(h.sandbox.counters.calls["query_two_bits"] ?? 0 == queries)
+        let metrics = try await h.request("GET", "/metrics", key: nil)
+        #expect(metrics.text.contains(#"twobits_rate_limited_total{client="marketing",scope="global"} 1"#), "\(metrics.text)")
+        await h.close()
+    }
+}

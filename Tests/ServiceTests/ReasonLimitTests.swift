@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TwoBitsCrypto
+import TwoBitsService
+
+/// A ban's `reason` is bounded in characters and bytes and free of control characters.
+@Suite("Reason limits")
+struct ReasonLimitTests {
+    static func ban(_ h: ServiceHarness, reason: String) async throws -> ServiceHarness.Answer {
+        let body = String(decoding: try JSONEncoder().encode(["install_id": "install-1", "reason": reason]), as: UTF8.self)
+        return try await h.post("/v1/admin/bans", body, key: "admin")
+    }
+
+    @Test func reasonsAreCappedInBytesAsWellAsCharacters() async throws {
+        let h = try ServiceHarness()
+        let emoji = String(repeating: "😀", count: 499)
+        // 500 characters either way; 1,999 bytes pass, 2,001 do not.
+        let fits = emoji + "e\u{301}", over = emoji + "e\u{301}\u{301}"
+        #expect(fits.count == 500 && fits.utf8.count == 1_999)
+        #expect(over.count == 500 && over.utf8.count == 2_001)
+        #expect(try await Self.ban(h, reason: fits).status == 202)
+        let refused = try await Self.ban(h, reason: over)
+        #expect(refused.status == 400 && refused.code == "bad_request", "\(refused.text)")
+        // 500 combining marks on one letter: one character, 1,001 bytes: fine; 60 KB of them: refused.
+        let marks = "e" + String(repeating: "\u{301}", count: 30_000)
+        #expect(marks.count == 1)
+        #expect(try await Self.ban(h, reason: marks).status == 400)
+        #expect(try await Self.ban(h, reason: String(repeating: "a", count: 501)).status == 400)
+        #expect(try await Self.ban(h, reason: String(repeating: "a", count: 500)).status == 202)
+        await h.close()
+    }
+
+    @Test(arguments: ["\u{0}", "cut\u{0}here", "\u{1B}[31mred", "line\nbreak", "tab\there", "\u{7F}", "\u{1F}"])
+    func controlCharactersAreRefused(reason: String) async throws {
+        let h = try ServiceHarness()
+        let answer = try await Self.ban(h, reason: reason)
+        #expect(answer.status == 400 && answer.code == "bad_request", "\(answer.text)")
+        #expect(answer.json?["error"]?["message"]?.stringValue?.contains("control") == true)
+        let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
+        #expect(pending.json?["pending"] == .array([]))
+        await h.close()
+    }
+
+    @Test func printableReasonsWithAccentsAndEmojiAreKept() async throws {
+        let h = try ServiceHarness()
+        let answer = try await Self.ban(h, reason: "fraude répétée 😀 — see ticket #12")
+        #expect(answer.status == 202, "\(answer.text)")
+        let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
+        guard case .array(let items)? = pending.json?["pending"] else { Issue.record("no list: \(pending.text)"); return }
+        #expect(items.first?["reason"]?.stringValue == "fraude répétée 😀 — see ticket #12")
+        await h.close()
+    }
+}
