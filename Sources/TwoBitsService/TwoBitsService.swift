@@ -95,6 +95,13 @@ public final class TwoBitsService: Sendable {
 
     /// Starts listening.
     public func start() throws(ConfigurationError) {
+        // Before serving: writes an earlier process left `pending` become `unknown` (docs/policy.md, "The audit trail").
+        do {
+            let interrupted = try policy.reconcileInterruptedWrites()
+            if interrupted > 0 { logger.log(.warning, "Apple writes interrupted by the last stop are audited unknown until their device token is seen again", ["count": .int(interrupted)]) }
+        } catch {
+            if case .storage(let e) = error { logger.log(.error, "could not reconcile interrupted Apple writes", ["detail": .string(e.message)]) }
+        }
         do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
         logger.log(.info, "listening", [
             "address": .string("\(configuration.listenHost):\(server.port)"),

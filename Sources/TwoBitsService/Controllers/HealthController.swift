@@ -21,7 +21,8 @@ struct HealthController: Sendable {
         var checks: [String: String] = ["configuration": "ok"]
         // Signing proves the developer key is loaded and usable; the token is not sent anywhere.
         checks["apple_key"] = developerTokens.current().jwt.split(separator: ".").count == 3 ? "ok" : "failed"
-        do { try ledger.checkHealth(); checks["storage"] = "ok" } catch { checks["storage"] = "failed: \(error.message)" }
+        // A write is proven (at most every few seconds); SQLite's text stays out of this public answer.
+        do { try ledger.checkHealth(); checks["storage"] = "ok" } catch { checks["storage"] = "failed: the ledger cannot be written" }
         if let fallbackTokens { checks["signing_keys"] = fallbackTokens.hasSigningKey ? "ok" : "failed: no signing key" }
         let ready = checks.values.allSatisfy { $0 == "ok" }
         struct Body: Encodable { let ready: Bool; let checks: [String: String] }
