@@ -113,12 +113,13 @@ struct HostileStorageTests {
     /// The write is audited `pending` before Apple is called: the event is in the ledger while the update
     /// is on its way.
     @Test func theIntentIsAuditedBeforeTheUpdate() async throws {
-        try await withPolicy(clientTimeoutMilliseconds: 3_000, Self.roles) { h in
+        try await withPolicy(clientTimeoutMilliseconds: 6_000, Self.roles) { h in
             let d = try h.newDevice()
-            h.sandbox.inject(Fault(kind: .timeout, count: 1, endpoint: AppleEndpoint.update.rawValue, delayMilliseconds: 600))
+            // The first update is held 1.5 s (then answered 503, retried, written): the intent must be there meanwhile.
+            h.sandbox.inject(Fault(kind: .timeout, count: 1, endpoint: AppleEndpoint.update.rawValue, delayMilliseconds: 1_500))
             let claim = Task { try await h.policy.claim("spring", token: d.token, client: "marketing") }
             var seen: [String] = []
-            for _ in 0..<50 where seen.isEmpty {
+            for _ in 0..<250 where seen.isEmpty {
                 try await Task.sleep(for: .milliseconds(20))
                 seen = try h.audit().filter { $0.action == "promotion.claim" }.map(\.result)
             }

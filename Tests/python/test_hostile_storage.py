@@ -238,3 +238,31 @@ def test_every_applied_write_is_audited_after_kill_9(twobits_factory):
         mine = [e for e in events if e["token_sha256_prefix"] == prefix(token)]
         assert [e["result"] for e in mine].count("ok") == 1, mine
         assert deployment.device(device)["updates"] == 1
+
+
+def test_a_full_disk_answers_503_and_writes_nothing_at_apple(twobits_factory, tmp_path):
+    """The ledger on a 2 MiB tmpfs, filled up while the server runs (needs mount: root, like CI)."""
+    ledger_dir = tmp_path / "small-disk"
+    ledger_dir.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(ledger_dir)], capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        deployment = deploy(twobits_factory, database=str(ledger_dir / "twobits.sqlite"))
+        assert claim(deployment, deployment.mint(deployment.new_device())).status == 200
+        before = updates(deployment)
+        with open(ledger_dir / "filler", "wb") as f:
+            try:
+                while True:
+                    f.write(b"\0" * 65536)
+                    f.flush()
+            except OSError:
+                pass
+        writes_refused(deployment)
+        assert updates(deployment) == before, "Apple was written although the intent could not be recorded"
+        wait_for(lambda: http("GET", deployment.url + "/readyz").status == 503, 6, "/readyz to fail on a full disk")
+        (ledger_dir / "filler").unlink()
+        wait_for(lambda: http("GET", deployment.url + "/readyz").status == 200, 6, "/readyz to recover")
+        assert claim(deployment, deployment.mint(deployment.new_device())).status == 200
+    finally:
+        twobits_factory.close()
+        subprocess.run(["umount", "-l", str(ledger_dir)], capture_output=True)
