@@ -64,7 +64,8 @@ public final class TwoBitsService: Sendable {
         self.fallbackTokens = fallbackTokens
 
         var table = RouteTable()
-        HealthController(ledger: ledger, developerTokens: developerTokens, metrics: metrics, fallbackTokens: fallbackTokens).register(in: &table)
+        HealthController(ledger: ledger, developerTokens: developerTokens, metrics: metrics, fallbackTokens: fallbackTokens, logger: logger)
+            .register(in: &table)
         DeviceController(policy: policy).register(in: &table)
         PromotionController(policy: policy, ledger: ledger, metrics: metrics).register(in: &table)
         InstallController(policy: policy, metrics: metrics).register(in: &table)

@@ -1,5 +1,6 @@
 """Issue 12, items 5-9 (storage): the real binary against the real sandbox, with its SQLite ledger made
-read-only, corrupted or deleted while it runs, and Apple's updates timing out or the server killed.
+read-only, corrupted, deleted or its disk filled while it runs, and Apple's updates timing out or the
+server killed.
 
 - An Apple write needs its intent recorded first: with the ledger unwritable, every route that writes
   answers 503 `storage_unavailable` with `Retry-After`, shows no SQLite text, and the sandbox's update
@@ -11,6 +12,7 @@ read-only, corrupted or deleted while it runs, and Apple's updates timing out or
 - The database and its -wal/-shm are created 0600.
 
 The read-only case uses `chattr +i` (root on ext4, like CI and this machine): a chmod does not stop root.
+The full-disk case mounts a 2 MiB tmpfs (skipped where mounting is not allowed).
 """
 import hashlib
 import os

@@ -19,7 +19,7 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// SQLite creates the `-wal` and `-shm` files with the mode of the database file.
     public init(path: String) throws(SQLiteError) {
         if !Self.isMemory(path) {
-            // The ledger holds idempotency answers and, briefly, device tokens: only the service's user reads it.
+            // The ledger holds the audit trail, idempotency answers and pending orders: only the service's user reads it.
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd >= 0 { close(fd) }
         }
