@@ -133,9 +133,9 @@ struct HostileStorageTests {
     /// Item 7: an update that times out after Apple wrote is `unknown`, never `failed`; the retry's own
     /// query settles it `ok` (and the retry, resuming, answers the claim without writing again).
     @Test func aTimedOutWriteThatLandedIsUnknownThenSettledOk() async throws {
-        try await withPolicy(clientTimeoutMilliseconds: 400, Self.roles) { h in
+        try await withPolicy(clientTimeoutMilliseconds: AppleFailureTests.updateOnlyTimeout, Self.roles) { h in
             let d = try h.newDevice()
-            h.sandbox.inject(Fault(kind: .timeout, count: 1_000, endpoint: AppleEndpoint.update.rawValue, delayMilliseconds: 1_000, apply: true))
+            h.sandbox.inject(Fault(kind: .timeout, count: 1_000, endpoint: AppleEndpoint.update.rawValue, delayMilliseconds: 2_500, apply: true))
             #expect(await failure { try await h.policy.claim("spring", token: d.token, client: "marketing") }?.isAppleUnavailable == true)
             #expect(try h.query(d.id) == state(1, 0, h.month), "the sandbox wrote")
             var event = try #require(try h.audit().first { $0.action == "promotion.claim" })
@@ -155,9 +155,9 @@ struct HostileStorageTests {
     /// An update that timed out without landing is `unknown`, and the retry's query settles it `failed`
     /// before the retry writes (its own event `ok`).
     @Test func aTimedOutWriteThatDidNotLandIsSettledFailed() async throws {
-        try await withPolicy(clientTimeoutMilliseconds: 400, Self.roles) { h in
+        try await withPolicy(clientTimeoutMilliseconds: AppleFailureTests.updateOnlyTimeout, Self.roles) { h in
             let d = try h.newDevice()
-            h.sandbox.inject(Fault(kind: .timeout, count: 1_000, endpoint: AppleEndpoint.update.rawValue, delayMilliseconds: 1_000))
+            h.sandbox.inject(Fault(kind: .timeout, count: 1_000, endpoint: AppleEndpoint.update.rawValue, delayMilliseconds: 2_500))
             #expect(await failure { try await h.policy.setBanned(true, token: d.token, reason: "r", client: "admin") } != nil)
             let first = try #require(try h.audit().first { $0.action == "ban" })
             #expect(first.result == "unknown")
@@ -172,7 +172,7 @@ struct HostileStorageTests {
     /// Item 8: a 200 to an update with a body (Apple's success body is empty) is ambiguous: never success,
     /// audited `unknown`.
     @Test func aTwoHundredWithABodyIsNotSuccess() async throws {
-        try await withPolicy(clientTimeoutMilliseconds: 400, Self.roles) { h in
+        try await withPolicy(clientTimeoutMilliseconds: AppleFailureTests.updateOnlyTimeout, Self.roles) { h in
             let d = try h.newDevice()
             h.sandbox.inject(Fault(kind: .status, status: 200, body: #"{"error":"try later"}"#, count: 1_000, endpoint: AppleEndpoint.update.rawValue))
             let f = await failure { try await h.policy.claim("spring", token: d.token, client: "marketing") }
