@@ -64,7 +64,8 @@ public final class TwoBitsService: Sendable {
         self.fallbackTokens = fallbackTokens
 
         var table = RouteTable()
-        HealthController(ledger: ledger, developerTokens: developerTokens, metrics: metrics, fallbackTokens: fallbackTokens).register(in: &table)
+        HealthController(ledger: ledger, developerTokens: developerTokens, metrics: metrics, fallbackTokens: fallbackTokens, logger: logger)
+            .register(in: &table)
         DeviceController(policy: policy).register(in: &table)
         PromotionController(policy: policy, ledger: ledger, metrics: metrics).register(in: &table)
         InstallController(policy: policy, metrics: metrics).register(in: &table)
@@ -96,6 +97,13 @@ public final class TwoBitsService: Sendable {
 
     /// Starts listening.
     public func start() throws(ConfigurationError) {
+        // Before serving: writes an earlier process left `pending` become `unknown` (docs/policy.md, "The audit trail").
+        do {
+            let interrupted = try policy.reconcileInterruptedWrites()
+            if interrupted > 0 { logger.log(.warning, "Apple writes interrupted by the last stop are audited unknown until their device token is seen again", ["count": .int(interrupted)]) }
+        } catch {
+            if case .storage(let e) = error { logger.log(.error, "could not reconcile interrupted Apple writes", ["detail": .string(e.message)]) }
+        }
         do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
         logger.log(.info, "listening", [
             "address": .string("\(configuration.listenHost):\(server.port)"),

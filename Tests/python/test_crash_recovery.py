@@ -110,7 +110,8 @@ def test_claims_survive_a_sigkill_midway(twobits_factory):
             assert prefix not in claims_ok, f"two successful claims for token {prefix}: {claims_ok[prefix]} and {event}"
             claims_ok[prefix] = event
             assert event.get("bits_after") == f"(1,0)@{month}", event
-            assert event.get("transaction_id"), event
+            # A write cut off by the kill has no transaction id: its retry's query settled it `ok`.
+            assert event.get("transaction_id") or "settled by a later query" in (event.get("reason") or ""), event
     # Every device whose claim Apple had not received before the crash was claimed after the
     # restart, which always records its audit event.
     missing = {device_id for prefix, device_id in prefixes.items() if prefix not in claims_ok}

@@ -86,6 +86,12 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
         var attempt = 0
         var resigned = false
         var lastAnswer: TransientFailure?
+        // An update attempt that may have reached Apple makes every later failure of the call ambiguous.
+        var mayHaveWritten = false
+        func failing(_ error: DeviceCheckError) -> DeviceCheckError {
+            guard mayHaveWritten, case .unavailable(let failure) = error else { return error }
+            return .unavailable(.outcomeUnknown(failure))
+        }
         while true {
             attempt += 1
             let remaining = Self.milliseconds(until: deadline)
@@ -107,13 +113,19 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
                 continue
             case .failure(.unavailable(let failure)):
                 if failure != .timedOut { lastAnswer = failure }
+                if endpoint == .update && Self.isAmbiguous(failure) { mayHaveWritten = true }
                 let backoff = Self.backoff(attempt: attempt, initial: configuration.initialBackoffMilliseconds, cap: configuration.maxBackoffMilliseconds)
                 // Retry only when the wait and a whole attempt still fit in the deadline.
                 guard Self.milliseconds(until: deadline) >= backoff + minimumAttemptMilliseconds else {
                     // An attempt cut short by our own deadline says less than Apple's last answer.
-                    throw .unavailable(failure == .timedOut ? (lastAnswer ?? failure) : failure)
+                    throw failing(.unavailable(failure == .timedOut ? (lastAnswer ?? failure) : failure))
                 }
                 try? await Task.sleep(for: .milliseconds(backoff))
+            case .failure(.invalidDeviceToken):
+                throw .invalidDeviceToken
+            case .failure(.rejected(let status, let body)) where mayHaveWritten:
+                // An earlier attempt may have written; this answer says nothing about that one.
+                throw .unavailable(.outcomeUnknown(.unparseable("rejected after an attempt of unknown outcome (\(status) \(body.prefix(60)))")))
             case .failure(let error):
                 throw error
             }
@@ -152,6 +164,9 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
     /// (an unparseable one is transient, never "clear").
     static func classify(_ endpoint: AppleEndpoint, status: Int, body: Data) -> Result<QueryResult?, DeviceCheckError> {
         if status == 200 {
+            // Apple's documented success answer to an update is an empty body; anything else is ambiguous
+            // (maybe written, maybe not), never success.
+            if endpoint == .update && !body.isEmpty { return .failure(.unavailable(.unparseable("update answered 200 with an unexpected body"))) }
             guard endpoint == .query else { return .success(nil) }
             do { return .success(try parseQuery(body)) } catch { return .failure(error) }
         }
@@ -167,6 +182,15 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
             return .failure(.rejected(status: status, body: String(text.prefix(200))))
         default:
             return .failure(.unavailable(.unparseable("unexpected status \(status)")))
+        }
+    }
+
+    /// Failures after which an update may have been applied: no answer (timeout, lost connection) or
+    /// an answer that is not one of Apple's (unparseable). 429 and 5xx are Apple saying it did not write.
+    static func isAmbiguous(_ failure: TransientFailure) -> Bool {
+        switch failure {
+        case .timedOut, .connectionFailed, .unparseable, .outcomeUnknown: return true
+        case .throttled, .serverError, .overloaded: return false
         }
     }
 

@@ -30,6 +30,10 @@ public enum TransientFailure: Sendable, Equatable, CustomStringConvertible {
     case unparseable(String)
     /// The cap on calls in flight was reached and no slot freed up within the deadline.
     case overloaded
+    /// An update whose outcome is not known: an attempt timed out, lost its connection or got an answer
+    /// other than Apple's documented success (a 200 with a body), so Apple may or may not have written
+    /// the bits. Carries the last attempt's failure. Never read as "not written".
+    indirect case outcomeUnknown(TransientFailure)
 
     /// A label for metrics.
     public var label: String {
@@ -40,6 +44,7 @@ public enum TransientFailure: Sendable, Equatable, CustomStringConvertible {
         case .connectionFailed: return "connection_failed"
         case .unparseable: return "unparseable"
         case .overloaded: return "overloaded"
+        case .outcomeUnknown: return "outcome_unknown"
         }
     }
 
@@ -48,6 +53,7 @@ public enum TransientFailure: Sendable, Equatable, CustomStringConvertible {
         case .serverError(let s): return "server error \(s)"
         case .connectionFailed(let m): return "connection failed: \(m)"
         case .unparseable(let m): return "unparseable answer: \(m)"
+        case .outcomeUnknown(let last): return "outcome unknown (the update may have been written): \(last)"
         default: return label
         }
     }

@@ -22,7 +22,7 @@ extension BitPolicy {
     /// Bans or unbans the physical device behind `token` now.
     public func setBanned(_ banned: Bool, token: DeviceToken, reason: String?, client: String) async throws(PolicyError) -> BanOutcome {
         try requireBanMeaning()
-        let meaning = meaning(of: try await query(token))
+        let meaning = meaning(of: try await queryBeforeWrite(token))
         try await write(token, bits: bits(baseBits(for: meaning), banned: banned), before: meaning, audit: AuditEvent(
             client: client, action: banned ? "ban" : "unban", result: "ok", reason: reason))
         return BanOutcome(banned: banned, applied: true)
@@ -62,7 +62,7 @@ extension BitPolicy {
             try await validate(token)
             return Admission(meaning: nil, appliedPending: nil)
         }
-        var meaning = meaning(of: try await query(token))
+        var meaning = meaning(of: try await queryBeforeWrite(token))
         var applied: PendingDeviceAction.Kind?
         if let installID, let (after, kind) = try await applyPending(installID: installID, token: token, meaning: meaning, client: client) {
             meaning = after

@@ -82,31 +82,6 @@ public final class BitPolicy: Sendable {
         do { try await apple.validate(token) } catch { throw .apple(error) }
     }
 
-    /// Writes both bits and records the audit event; returns Apple's transaction id.
-    @discardableResult
-    func write(_ token: DeviceToken, bits: Bits, before: DeviceMeaning, audit: AuditEvent) async throws(PolicyError) -> String {
-        let transactionID: String
-        do { transactionID = try await apple.update(token, bits: bits) } catch {
-            var failed = audit
-            failed.at = now()
-            failed.bitsBefore = Self.describe(before)
-            failed.bitsAfter = nil
-            failed.result = "failed"
-            failed.reason = [audit.reason, error.description].compactMap { $0 }.joined(separator: "; ")
-            failed.tokenPrefix = token.shortDigest
-            _ = try? ledger.record(failed)
-            throw .apple(error)
-        }
-        var event = audit
-        event.at = now()
-        event.bitsBefore = Self.describe(before)
-        event.bitsAfter = "\(bits)@\(currentMonth)"
-        event.transactionID = transactionID
-        event.tokenPrefix = token.shortDigest
-        do { try ledger.record(event) } catch { throw .storage(error) }
-        return transactionID
-    }
-
     func record(_ event: AuditEvent) throws(PolicyError) {
         do { try ledger.record(event) } catch { throw .storage(error) }
     }

@@ -25,7 +25,7 @@ extension BitPolicy {
         guard promotion.isActive(in: month) else {
             throw .promotionNotActive(id: promotion.id, starts: promotion.starts, ends: promotion.ends)
         }
-        let meaning = meaning(of: try await query(token))
+        let meaning = meaning(of: try await queryBeforeWrite(token))
         if meaning.banned { throw .deviceBanned() }
         if let claim = meaning.claims.first(where: { $0.promotionID == promotion.id }) {
             if resuming { return ClaimOutcome(promotionID: promotion.id, claimedMonth: claim.month, transactionID: nil) }

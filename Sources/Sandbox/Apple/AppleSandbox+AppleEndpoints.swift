@@ -24,6 +24,7 @@ extension AppleSandbox {
         if latency > 0 { try? await Task.sleep(for: .milliseconds(latency)) }
 
         if let fault = state.nextFault(for: endpoint.rawValue) {
+            if fault.apply == true { _ = applyAppleCall(endpoint, request) }
             switch fault.kind {
             case .status: return .text(fault.status ?? 503, fault.body ?? "")
             case .drop: return .dropped
@@ -32,7 +33,11 @@ extension AppleSandbox {
                 return .text(503, "")
             }
         }
+        return applyAppleCall(endpoint, request)
+    }
 
+    /// What Apple does with a call that reaches it: checks, then the answer (and, for an update, the write).
+    private func applyAppleCall(_ endpoint: AppleEndpoint, _ request: HTTPRequest) -> HTTPResponse {
         // Apple checks the developer JWT before anything in the body.
         switch verifier.verify(authorization: request.header("Authorization"), now: now()) {
         case .failure(.malformed): return .text(400, AppleResponseBody.badAuthorizationToken)

@@ -85,7 +85,7 @@ extension AppleSandbox {
 
     func controlInjectFault(_ request: HTTPRequest) -> HTTPResponse {
         guard let fault = try? JSONDecoder().decode(Fault.self, from: request.body) else {
-            return controlError(400, #"expected {"kind":"status|timeout|drop","count":N,"status"?,"endpoint"?,"delay_ms"?}"#)
+            return controlError(400, #"expected {"kind":"status|timeout|drop","count":N,"status"?,"endpoint"?,"delay_ms"?,"apply"?}"#)
         }
         if let e = fault.endpoint, AppleEndpoint(rawValue: e) == nil { return controlError(400, "unknown endpoint \(e)") }
         inject(fault)

@@ -13,14 +13,17 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     /// "(b0,b1)@YYYY-MM" or "never-set".
     public var bitsBefore: String?
     public var bitsAfter: String?
-    /// "ok", "refused", "failed", …
+    /// "ok", "banned", "pending", "failed", "unknown", … (see docs/policy.md, "The audit trail").
     public var result: String
     public var reason: String?
     public var transactionID: String?
     public var tokenPrefix: String?
+    /// For writes to Apple: the id of the write intent recorded before the call.
+    public var intentID: String?
 
     public init(id: Int64 = 0, at: Date = Date(), client: String, action: String, subject: String? = nil, bitsBefore: String? = nil,
-                bitsAfter: String? = nil, result: String, reason: String? = nil, transactionID: String? = nil, tokenPrefix: String? = nil) {
+                bitsAfter: String? = nil, result: String, reason: String? = nil, transactionID: String? = nil, tokenPrefix: String? = nil,
+                intentID: String? = nil) {
         self.id = id
         self.at = at
         self.client = client
@@ -32,5 +35,6 @@ public struct AuditEvent: Sendable, Equatable, Codable {
         self.reason = reason
         self.transactionID = transactionID
         self.tokenPrefix = tokenPrefix
+        self.intentID = intentID
     }
 }

@@ -3,8 +3,23 @@ import Foundation
 /// Everything TwoBits remembers besides Apple's bits. SQLite by default; the protocol lets a
 /// PostgreSQL implementation follow for running several instances.
 public protocol Ledger: Sendable {
-    /// Fails when the store cannot be read and written (readiness).
+    /// Fails when the store cannot take a write (readiness). Implementations may cache the verdict for a
+    /// few seconds; a database file that is no longer the file at its path fails at once.
     func checkHealth() throws(StorageError)
+
+    // Writes to Apple: intent before the call, resolution after (docs/policy.md, "The audit trail")
+    /// Records, in one transaction, the audit event (result `pending`) and what is needed to settle it.
+    /// When this throws, nothing may be written to Apple.
+    func recordWriteIntent(_ intent: WriteIntent) throws(StorageError)
+    /// Resolves an unresolved (`pending` or `unknown`) intent; a no-op for one already resolved. Any result
+    /// but `unknown` forgets what was kept to settle it. `bitsAfter` replaces the intended bits (nil for a
+    /// write that did not happen).
+    func resolveWriteIntent(id: String, result: String, bitsAfter: String?, reason: String?, transactionID: String?) throws(StorageError)
+    /// Intents still `unknown` for the device token with this short digest prefix, oldest first.
+    func unknownWriteIntents(tokenPrefix: String, limit: Int) throws(StorageError) -> [WriteIntent]
+    /// At start-up: every intent still `pending` was left by a process that stopped before Apple answered;
+    /// they become `unknown` (reason appended). Returns how many.
+    func markInterruptedWriteIntents(reason: String) throws(StorageError) -> Int
 
     // Audit trail
     @discardableResult

@@ -1,12 +1,19 @@
 import Foundation
+import Locking
 
 /// The embedded ledger: one SQLite file in WAL mode, schema migrated at open.
 public final class SQLiteLedger: Ledger {
     let db: SQLiteConnection
     private let sweeper = ExpirySweeper()
+    /// The last readiness probe: when it ran and what it found, reused for `healthProbeInterval`.
+    private let lastProbe = Lock<(at: ContinuousClock.Instant, error: StorageError?)?>(nil)
+    /// How long a readiness probe's verdict is reused: `/readyz` may be polled often, a write each time is waste.
+    let healthProbeInterval: Duration
 
-    /// Opens or creates the file and applies pending migrations.
-    public init(path: String) throws(StorageError) {
+    /// Opens or creates the file and applies pending migrations. `healthProbeInterval`: how long the
+    /// verdict of `checkHealth`'s write probe is reused.
+    public init(path: String, healthProbeInterval: Duration = .seconds(2)) throws(StorageError) {
+        self.healthProbeInterval = healthProbeInterval
         do {
             db = try SQLiteConnection(path: path)
             try SchemaMigrations.apply(to: db)
@@ -16,8 +23,24 @@ public final class SQLiteLedger: Ledger {
     /// The schema version now in the file.
     public var schemaVersion: Int { (try? db.query("PRAGMA user_version").first?.int("user_version")) ?? 0 }
 
+    /// Proves the ledger takes a write: a one-row transaction at most every `healthProbeInterval` (the
+    /// verdict is cached in between), and at every call that the open file is still the file at its path.
     public func checkHealth() throws(StorageError) {
-        do { try db.query("SELECT count(*) AS n FROM audit_events WHERE id < 0") } catch { throw StorageError(error) }
+        do { try db.verifyFileIdentity() } catch { throw StorageError(error) }
+        let now = ContinuousClock.now
+        if let cached = lastProbe.withLock({ $0 }), now - cached.at < healthProbeInterval {
+            if let error = cached.error { throw error }
+            return
+        }
+        var failure: StorageError?
+        do {
+            _ = try db.transaction { tx throws(SQLiteError) in
+                try tx.query("INSERT INTO health_probe (id, at_ms) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at_ms = excluded.at_ms",
+                             [.integer(Int64(Date().timeIntervalSince1970 * 1000))])
+            }
+        } catch { failure = StorageError(error) }
+        lastProbe.withLock { $0 = (now, failure) }
+        if let failure { throw failure }
     }
 
     @discardableResult
@@ -31,13 +54,25 @@ public final class SQLiteLedger: Ledger {
     public func record(_ event: AuditEvent) throws(StorageError) -> Int64 {
         let rows = try run { () throws(SQLiteError) in
             try db.query("""
-                INSERT INTO audit_events (at_ms, client, action, subject, bits_before, bits_after, result, reason, transaction_id, token_prefix)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
-                """, [.integer(Int64(event.at.timeIntervalSince1970 * 1000)), .text(event.client), .text(event.action),
-                      .optional(event.subject), .optional(event.bitsBefore), .optional(event.bitsAfter), .text(event.result),
-                      .optional(event.reason), .optional(event.transactionID), .optional(event.tokenPrefix)])
+                INSERT INTO audit_events (at_ms, client, action, subject, bits_before, bits_after, result, reason, transaction_id, token_prefix, intent_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                """, Self.values(event))
         }
         return Int64(rows.first?.int("id") ?? 0)
+    }
+
+    private static func values(_ event: AuditEvent) -> [SQLiteValue] {
+        [.integer(Int64(event.at.timeIntervalSince1970 * 1000)), .text(event.client), .text(event.action),
+         .optional(event.subject), .optional(event.bitsBefore), .optional(event.bitsAfter), .text(event.result),
+         .optional(event.reason), .optional(event.transactionID), .optional(event.tokenPrefix), .optional(event.intentID)]
+    }
+
+    private static func event(_ r: SQLiteRow) -> AuditEvent {
+        AuditEvent(id: Int64(r.int("id") ?? 0), at: Date(timeIntervalSince1970: Double(r.int("at_ms") ?? 0) / 1000),
+                   client: r.string("client") ?? "", action: r.string("action") ?? "", subject: r.string("subject"),
+                   bitsBefore: r.string("bits_before"), bitsAfter: r.string("bits_after"), result: r.string("result") ?? "",
+                   reason: r.string("reason"), transactionID: r.string("transaction_id"), tokenPrefix: r.string("token_prefix"),
+                   intentID: r.string("intent_id"))
     }
 
     public func auditEvents(limit: Int, before: Int64?) throws(StorageError) -> [AuditEvent] {
@@ -45,11 +80,64 @@ public final class SQLiteLedger: Ledger {
             try db.query("SELECT * FROM audit_events WHERE id < ? ORDER BY id DESC LIMIT ?",
                          [.integer(before ?? Int64.max), .int(max(1, min(limit, 1000)))])
         }
+        return rows.map(Self.event)
+    }
+
+    // MARK: Write intents
+
+    public func recordWriteIntent(_ intent: WriteIntent) throws(StorageError) {
+        var event = intent.event
+        event.intentID = intent.id
+        let values = Self.values(event)
+        try run { () throws(SQLiteError) in
+            try db.transaction { tx throws(SQLiteError) in
+                try tx.query("""
+                    INSERT INTO audit_events (at_ms, client, action, subject, bits_before, bits_after, result, reason, transaction_id, token_prefix, intent_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, values)
+                try tx.query("INSERT INTO write_intents (intent_id, token_prefix, bits, month, success_result, created_ms) VALUES (?, ?, ?, ?, ?, ?)",
+                             [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits), .text(intent.month), .text(intent.successResult),
+                              .integer(Int64(event.at.timeIntervalSince1970 * 1000))])
+            }
+        }
+    }
+
+    public func resolveWriteIntent(id: String, result: String, bitsAfter: String?, reason: String?, transactionID: String?) throws(StorageError) {
+        try run { () throws(SQLiteError) in
+            try db.transaction { tx throws(SQLiteError) in
+                try tx.query("""
+                    UPDATE audit_events SET result = ?, bits_after = ?, reason = ?, transaction_id = ?
+                    WHERE intent_id = ? AND result IN ('pending', 'unknown')
+                    """, [.text(result), .optional(bitsAfter), .optional(reason), .optional(transactionID), .text(id)])
+                if result != "unknown" { try tx.query("DELETE FROM write_intents WHERE intent_id = ?", [.text(id)]) }
+            }
+        }
+    }
+
+    public func unknownWriteIntents(tokenPrefix: String, limit: Int) throws(StorageError) -> [WriteIntent] {
+        let rows = try run { () throws(SQLiteError) in
+            try db.query("""
+                SELECT a.*, w.token_prefix AS intent_token_prefix, w.bits, w.month, w.success_result FROM write_intents w
+                JOIN audit_events a ON a.intent_id = w.intent_id
+                WHERE w.token_prefix = ? AND a.result = 'unknown'
+                ORDER BY a.id LIMIT ?
+                """, [.text(tokenPrefix), .int(max(1, limit))])
+        }
         return rows.map { r in
-            AuditEvent(id: Int64(r.int("id") ?? 0), at: Date(timeIntervalSince1970: Double(r.int("at_ms") ?? 0) / 1000),
-                       client: r.string("client") ?? "", action: r.string("action") ?? "", subject: r.string("subject"),
-                       bitsBefore: r.string("bits_before"), bitsAfter: r.string("bits_after"), result: r.string("result") ?? "",
-                       reason: r.string("reason"), transactionID: r.string("transaction_id"), tokenPrefix: r.string("token_prefix"))
+            WriteIntent(id: r.string("intent_id") ?? "", tokenPrefix: r.string("intent_token_prefix") ?? "", bits: r.string("bits") ?? "",
+                        month: r.string("month") ?? "", successResult: r.string("success_result") ?? "ok", event: Self.event(r))
+        }
+    }
+
+    public func markInterruptedWriteIntents(reason: String) throws(StorageError) -> Int {
+        try run { () throws(SQLiteError) -> Int in
+            try db.transaction { tx throws(SQLiteError) -> Int in
+                try tx.query("""
+                    UPDATE audit_events SET result = 'unknown', reason = CASE WHEN reason IS NULL THEN ? ELSE reason || '; ' || ? END
+                    WHERE result = 'pending' AND intent_id IS NOT NULL
+                    """, [.text(reason), .text(reason)])
+                return tx.changes
+            }
         }
     }
 

@@ -12,9 +12,17 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// Prepared statements by SQL text, reused (reset) instead of compiled on every call. Guarded by `lock`.
     private var statements: [String: OpaquePointer] = [:]
     public let path: String
+    /// Device and inode of the file opened, to notice when the path names another file (or none).
+    private let identity: FileIdentity?
 
-    /// Opens (creating if needed) the database file, in WAL mode with a busy timeout.
+    /// Opens (creating if needed, mode 0600) the database file, in WAL mode with a busy timeout.
+    /// SQLite creates the `-wal` and `-shm` files with the mode of the database file.
     public init(path: String) throws(SQLiteError) {
+        if !Self.isMemory(path) {
+            // The ledger holds the audit trail, idempotency answers and pending orders: only the service's user reads it.
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 { close(fd) }
+        }
         var db: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
@@ -25,6 +33,7 @@ public final class SQLiteConnection: @unchecked Sendable {
         }
         handle = db
         self.path = path
+        identity = Self.isMemory(path) ? nil : FileIdentity(path: path)
         sqlite3_busy_timeout(db, 5_000)
         try execute("PRAGMA journal_mode=WAL")
         // NORMAL in WAL mode survives a process crash (SIGKILL); only an OS crash can lose the last commits.
@@ -37,9 +46,21 @@ public final class SQLiteConnection: @unchecked Sendable {
         sqlite3_close_v2(handle)
     }
 
+    private static func isMemory(_ path: String) -> Bool { path.isEmpty || path == ":memory:" || path.hasPrefix("file:") }
+
+    /// Fails when the file at `path` is no longer the file this connection holds (deleted, or replaced
+    /// by a rename): writes would go into a file nobody will ever open again.
+    public func verifyFileIdentity() throws(SQLiteError) {
+        guard let identity else { return }
+        guard FileIdentity(path: path) == identity else {
+            throw SQLiteError(code: SQLITE_IOERR, message: "the database file \(path) was deleted or replaced since it was opened")
+        }
+    }
+
     /// Runs statements that return no rows.
     public func execute(_ sql: String) throws(SQLiteError) {
         try lock.withLock { _ throws(SQLiteError) in
+            try verifyFileIdentity()
             var error: UnsafeMutablePointer<CChar>?
             let rc = sqlite3_exec(handle, sql, nil, nil, &error)
             if rc != SQLITE_OK {
@@ -53,12 +74,16 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// Runs one statement with bound values and returns its rows.
     @discardableResult
     public func query(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> [SQLiteRow] {
-        try lock.withLock { _ throws(SQLiteError) in try run(sql, values) }
+        try lock.withLock { _ throws(SQLiteError) in
+            try verifyFileIdentity()
+            return try run(sql, values)
+        }
     }
 
     /// Runs `body` inside one transaction (BEGIN IMMEDIATE … COMMIT), rolling back on error.
     public func transaction<T>(_ body: (SQLiteTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
         try lock.withLock { _ throws(SQLiteError) -> T in
+            try verifyFileIdentity()
             try run("BEGIN IMMEDIATE", [])
             do throws(SQLiteError) {
                 let value = try body(SQLiteTransaction(connection: self))

@@ -57,6 +57,27 @@ enum SchemaMigrations {
         """
         ALTER TABLE idempotency_keys ADD COLUMN owner TEXT
         """,
+        // 3: every Apple write is audited as an intent (result `pending`) before the call and resolved after
+        // (`ok`/`banned`, `failed`, `unknown`); `write_intents` keeps what is needed to settle an unresolved
+        // one by a later query with the same device token (found by its short digest prefix, never the
+        // token), until it is settled. `health_probe` is the row readiness rewrites to prove a write.
+        """
+        ALTER TABLE audit_events ADD COLUMN intent_id TEXT;
+        CREATE UNIQUE INDEX audit_events_intent ON audit_events (intent_id);
+        CREATE TABLE write_intents (
+            intent_id TEXT PRIMARY KEY,
+            token_prefix TEXT NOT NULL,
+            bits TEXT NOT NULL,
+            month TEXT NOT NULL,
+            success_result TEXT NOT NULL,
+            created_ms INTEGER NOT NULL
+        );
+        CREATE INDEX write_intents_token ON write_intents (token_prefix);
+        CREATE TABLE health_probe (
+            id INTEGER PRIMARY KEY CHECK (id = 1),
+            at_ms INTEGER NOT NULL
+        )
+        """,
     ]
 
     static func apply(to db: SQLiteConnection) throws(SQLiteError) {

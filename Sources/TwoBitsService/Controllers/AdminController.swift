@@ -77,12 +77,13 @@ struct AdminController: Sendable {
         struct Item: Encodable {
             let id: Int64; let at: String; let client: String; let action: String; let subject: String?
             let bits_before: String?; let bits_after: String?; let result: String; let reason: String?
-            let transaction_id: String?; let token_sha256_prefix: String?
+            let transaction_id: String?; let token_sha256_prefix: String?; let intent_id: String?
         }
         struct Page: Encodable { let events: [Item]; let next_before: Int64? }
         let items = events.map {
             Item(id: $0.id, at: Self.iso($0.at), client: $0.client, action: $0.action, subject: $0.subject, bits_before: $0.bitsBefore,
-                 bits_after: $0.bitsAfter, result: $0.result, reason: $0.reason, transaction_id: $0.transactionID, token_sha256_prefix: $0.tokenPrefix)
+                 bits_after: $0.bitsAfter, result: $0.result, reason: $0.reason, transaction_id: $0.transactionID, token_sha256_prefix: $0.tokenPrefix,
+                 intent_id: $0.intentID)
         }
         return .json(200, Page(events: items, next_before: events.count == limit ? events.last?.id : nil))
     }

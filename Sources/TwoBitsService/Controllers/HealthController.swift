@@ -8,6 +8,8 @@ struct HealthController: Sendable {
     let developerTokens: DeveloperTokenProvider
     let metrics: MetricsRegistry
     let fallbackTokens: FallbackTokenService?
+    /// Where the cause of a failed storage check goes (SQLite's text stays out of the public answer).
+    let logger: Logger
 
     func register(in routes: inout RouteTable) {
         routes.add("GET", "/healthz", .public) { _ in .json(200, ["status": "ok"]) }
@@ -21,7 +23,11 @@ struct HealthController: Sendable {
         var checks: [String: String] = ["configuration": "ok"]
         // Signing proves the developer key is loaded and usable; the token is not sent anywhere.
         checks["apple_key"] = developerTokens.current().jwt.split(separator: ".").count == 3 ? "ok" : "failed"
-        do { try ledger.checkHealth(); checks["storage"] = "ok" } catch { checks["storage"] = "failed: \(error.message)" }
+        // A write is proven (at most every few seconds); SQLite's text stays out of this public answer.
+        do { try ledger.checkHealth(); checks["storage"] = "ok" } catch {
+            checks["storage"] = "failed: the ledger cannot be written"
+            logger.log(.error, "readiness: the ledger cannot be written", ["detail": .string(error.message)])
+        }
         if let fallbackTokens { checks["signing_keys"] = fallbackTokens.hasSigningKey ? "ok" : "failed: no signing key" }
         let ready = checks.values.allSatisfy { $0 == "ok" }
         struct Body: Encodable { let ready: Bool; let checks: [String: String] }

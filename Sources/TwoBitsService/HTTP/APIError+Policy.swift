@@ -12,7 +12,7 @@ extension APIError {
         case .alreadyClaimed(let month):
             self.init(409, "already_claimed", "this device has claimed the promotion", details: ["claimed_month": month.description])
         case .deviceBanned: self.init(403, "device_banned", "this device is banned")
-        case .storage(let e): self.init(500, "storage_error", "the ledger could not be read or written (\(e.message.prefix(100)))")
+        case .storage(let e): self = .storageUnavailable(e)
         }
     }
 }

@@ -1,5 +1,6 @@
 import DeviceCheck
 import HTTPServer
+import Storage
 
 /// An error answer in the one envelope every route uses: `{"error":{"code":"…","message":"…"}}`.
 public struct APIError: Error, Sendable {
@@ -9,6 +10,8 @@ public struct APIError: Error, Sendable {
     public var retryAfterSeconds: Int?
     /// Extra fields merged into the error object (e.g. `claimed_month`).
     public var details: [String: String] = [:]
+    /// What went wrong, for the server's log only (e.g. SQLite's message); never sent to the client.
+    public var logDetail: String?
 
     public init(_ status: Int, _ code: String, _ message: String, retryAfterSeconds: Int? = nil, details: [String: String] = [:]) {
         self.status = status
@@ -33,6 +36,13 @@ public struct APIError: Error, Sendable {
         APIError(503, "apple_unavailable", message, retryAfterSeconds: retryAfter)
     }
     public static func notEnabled(_ message: String) -> APIError { APIError(409, "not_enabled", message) }
+    /// Any failure of the ledger. Nothing was written to Apple unless the write's intent was recorded first;
+    /// the client sees no storage detail (SQLite's text goes to the log through `logDetail`).
+    public static func storageUnavailable(_ error: StorageError) -> APIError {
+        var answer = APIError(503, "storage_unavailable", "the service cannot record this request right now; retry later", retryAfterSeconds: 5)
+        answer.logDetail = error.message
+        return answer
+    }
 
     /// Maps the Apple client's three error classes onto HTTP answers.
     public init(_ error: DeviceCheckError) {

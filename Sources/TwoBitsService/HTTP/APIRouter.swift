@@ -35,6 +35,9 @@ struct APIRouter: Sendable {
             }
         } catch {
             response = error.response
+            if let detail = error.logDetail {
+                logger.log(.error, "request failed", ["request_id": .string(requestID), "route": .string(route), "code": .string(error.code), "detail": .string(detail)])
+            }
             if error.status == 502 {
                 logger.log(.error, "Apple rejected this service's credentials: check apple.team_id, apple.key_id, apple.private_key_file and apple.environment (a device token from a build of the other environment gets the same answer: Xcode builds are development)",
                            ["request_id": .string(requestID), "route": .string(route)])

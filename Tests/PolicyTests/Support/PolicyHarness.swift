@@ -52,7 +52,8 @@ struct PolicyHarness: Sendable {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("policy-tests-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         ledgerPath = directory.appendingPathComponent("ledger.sqlite").path
-        ledger = try SQLiteLedger(path: ledgerPath)
+        // No cached readiness verdict: every `checkHealth` runs its write probe.
+        ledger = try SQLiteLedger(path: ledgerPath, healthProbeInterval: .zero)
         policy = BitPolicy(configuration: configuration, apple: client, ledger: ledger, now: now)
     }
 

@@ -1,0 +1,84 @@
+import DeviceCheck
+import Foundation
+import Storage
+
+extension BitPolicy {
+    /// Writes both bits to Apple, audited from before the call to its real outcome; returns Apple's
+    /// transaction id. Every write path (claims, bans, unbans, pending orders, installs) goes through here.
+    ///
+    /// 1. The intent (audit event `pending`, plus what is needed to settle it) is recorded durably. If it
+    ///    cannot be, nothing is sent to Apple: `.storage`.
+    /// 2. Apple's update. Success resolves the event to `audit.result` (`ok`, `banned`); a failure Apple
+    ///    answered resolves it `failed`; an outcome not known (timeout, lost connection, ambiguous answer)
+    ///    resolves it `unknown`, settled later by a query (`settleEarlierWrites`, `reconcileWriteIntents`).
+    @discardableResult
+    func write(_ token: DeviceToken, bits: Bits, before: DeviceMeaning, audit: AuditEvent) async throws(PolicyError) -> String {
+        let month = currentMonth
+        var event = audit
+        event.at = now()
+        event.bitsBefore = Self.describe(before)
+        event.bitsAfter = "\(bits)@\(month)"
+        event.tokenPrefix = token.shortDigest
+        event.result = "pending"
+        let intent = WriteIntent(id: UUID().uuidString.lowercased(), tokenPrefix: token.shortDigest, bits: "\(bits)", month: month.description,
+                                 successResult: audit.result, event: event)
+        do { try ledger.recordWriteIntent(intent) } catch { throw .storage(error) }
+
+        let transactionID: String
+        do { transactionID = try await apple.update(token, bits: bits) } catch {
+            let result = Self.isOutcomeUnknown(error) ? "unknown" : "failed"
+            _ = try? ledger.resolveWriteIntent(id: intent.id, result: result, bitsAfter: result == "unknown" ? event.bitsAfter : nil,
+                                               reason: Self.joined(audit.reason, error.description), transactionID: nil)
+            throw .apple(error)
+        }
+        // Apple has written. Should this resolution be lost (the ledger failing right now), the event stays
+        // `pending` with the token kept, and the reconciliation at the next start settles it by a query.
+        _ = try? ledger.resolveWriteIntent(id: intent.id, result: audit.result, bitsAfter: event.bitsAfter, reason: audit.reason,
+                                           transactionID: transactionID)
+        return transactionID
+    }
+
+    static func isOutcomeUnknown(_ error: DeviceCheckError) -> Bool {
+        if case .unavailable(.outcomeUnknown) = error { return true }
+        return false
+    }
+
+    static func joined(_ parts: String?...) -> String? {
+        let present = parts.compactMap { $0 }
+        return present.isEmpty ? nil : present.joined(separator: "; ")
+    }
+
+    /// Queries the device before a write and, from that answer, settles the earlier writes of the same
+    /// device token whose outcome is not known (`unknown`). The retry's own query settles them before the
+    /// retry writes, so its own write cannot be mistaken for theirs.
+    func queryBeforeWrite(_ token: DeviceToken) async throws(PolicyError) -> QueryResult {
+        let result = try await query(token)
+        for intent in (try? ledger.unknownWriteIntents(tokenPrefix: token.shortDigest, limit: 20)) ?? [] {
+            settle(intent, from: result)
+        }
+        return result
+    }
+
+    /// Resolves `intent` from a query answer read after it: written when the device shows the intended
+    /// bits stamped in the intent's month or later, otherwise not written.
+    func settle(_ intent: WriteIntent, from result: QueryResult) {
+        var written = false
+        if case .state(let state) = result, "\(state.bits)" == intent.bits, let month = YearMonth(intent.month), state.lastUpdated >= month {
+            written = true
+        }
+        let verdict = written ? "the device shows the intended bits" : "the device does not show the intended bits"
+        _ = try? ledger.resolveWriteIntent(id: intent.id, result: written ? intent.successResult : "failed",
+                                           bitsAfter: written ? intent.event.bitsAfter : nil,
+                                           reason: Self.joined(intent.event.reason, "settled by a later query of the device token: \(verdict)"),
+                                           transactionID: nil)
+    }
+
+    /// At start-up, before serving: the writes an earlier process left `pending` (it stopped between
+    /// recording the intent and Apple's answer) become `unknown`, to be settled by the next request with
+    /// the same device token (`queryBeforeWrite`). Returns how many.
+    public func reconcileInterruptedWrites() throws(PolicyError) -> Int {
+        do {
+            return try ledger.markInterruptedWriteIntents(reason: "the process stopped before Apple answered")
+        } catch { throw .storage(error) }
+    }
+}
