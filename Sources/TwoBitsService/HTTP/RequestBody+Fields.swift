@@ -1,10 +1,11 @@
 import DeviceCheck
 
 extension RequestBody {
-    /// `device_token` as a `DeviceToken`: 400 bad_request when absent or not a string,
-    /// 400 invalid_device_token when it is not base64 (Apple would refuse it anyway).
+    /// `device_token` as a `DeviceToken`: 400 bad_request when absent, not a string or over the
+    /// documented length, 400 invalid_device_token when it is not base64 (Apple would refuse it anyway).
     func deviceToken(_ field: String = "device_token") throws(APIError) -> DeviceToken {
         let text = try string(field)
+        guard text.utf8.count <= DeviceToken.maxLength else { throw .badRequest("\(field) is limited to \(DeviceToken.maxLength) characters") }
         guard let token = DeviceToken(text) else { throw .invalidDeviceToken }
         return token
     }
@@ -28,7 +29,8 @@ extension RequestBody {
             if required { throw .badRequest("reason is required (why this device is banned, for the audit trail)") }
             return nil
         }
-        guard reason.count <= 500 else { throw .badRequest("reason is limited to 500 characters") }
+        // Unicode scalars, as JSON Schema's maxLength counts them (grapheme clusters would let combining marks through).
+        guard reason.unicodeScalars.count <= 500 else { throw .badRequest("reason is limited to 500 characters") }
         return reason
     }
 }
