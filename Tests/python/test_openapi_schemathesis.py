@@ -1,8 +1,9 @@
 """docs/openapi.yaml and the real server agree: schemathesis, every check, with each role's API key.
 
-One deployment (sandbox and server, a promotion `spring` active since 2020) serves every run. For each
-client of CLIENT_ROLES (roles tokens, promotions, admin), two runs of `schemathesis run --checks all`
-with that client's key:
+Two deployments (sandbox and server each): promotion and ban bits with a promotion `spring` active
+since 2020, for the promotions and admin clients, and the reinstall counter for the tokens client (so
+POST /v1/installs answers 200, not 409). For each client of CLIENT_ROLES (roles tokens, promotions,
+admin), two runs of `schemathesis run --checks all` with that client's key:
 
 - the operations the client may call (`x-twobits-role` public, any, or one of its roles): phases
   examples, coverage (the schema's boundaries: lengths, patterns, types, null, missing and unknown
@@ -62,8 +63,18 @@ def answers(status_log):
 
 
 @pytest.fixture(scope="module")
-def deployment(twobits_module_factory):
-    return twobits_module_factory("openapi", promotions=[{"id": "spring", "starts": "2020-01"}])
+def deployments(twobits_module_factory):
+    """Layout name -> deployment: promotion and ban bits with a promotion `spring` active since 2020,
+    and the reinstall counter (the only layout under which POST /v1/installs answers 200)."""
+    return {
+        "promotion-ban": twobits_module_factory("openapi", promotions=[{"id": "spring", "starts": "2020-01"}]),
+        "reinstall-counter": twobits_module_factory("openapi-counter", layout={"mode": "reinstall-counter", "ban_at": 3}),
+    }
+
+
+def layout_for(client):
+    """The tokens role's routes (installs) need the reinstall counter; promotions need a promotion bit."""
+    return "reinstall-counter" if "tokens" in CLIENT_ROLES[client] else "promotion-ban"
 
 
 def run_schemathesis(deployment, client, operations, phases, max_examples, report_dir):
@@ -120,7 +131,8 @@ def test_every_operation_names_its_role():
 
 
 @pytest.mark.parametrize("client", sorted(CLIENT_ROLES))
-def test_openapi_document_matches_server(deployment, client, tmp_path):
+def test_openapi_document_matches_server(deployments, client, tmp_path):
+    deployment = deployments[layout_for(client)]
     own, others = split_operations(client)
     seen = run_schemathesis(deployment, client, own, "examples,coverage,fuzzing", MAX_EXAMPLES, tmp_path / "own")
     assert sorted(seen) == own, f"operations never called: {sorted(set(own) - set(seen))}"
