@@ -3,7 +3,7 @@
 # Used by `make run`, `make test` and `make bench`; safe to run repeatedly.
 set -euo pipefail
 
-# --run: what `make run` needs; --test: plus wrk and the Python test tools; --bench: the same as --test.
+# --run: what `make run` needs; --test: plus wrk and the Python test tools (schemathesis pinned); --bench: the same as --test.
 debs=(pkg-config openssl libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev curl)
 if [[ "${1:-}" != "--run" ]]; then debs+=(wrk); fi
 
@@ -22,5 +22,11 @@ if [[ "${1:-}" != "--run" ]]; then
     if ! python3 -c 'import jwt, cryptography, pytest' 2>/dev/null; then
         echo "installing Python test tools: pyjwt cryptography pytest"
         python3 -m pip install -q --disable-pip-version-check 'pyjwt[crypto]' cryptography pytest
+    fi
+    # Tests/python/test_openapi_schemathesis.py is tuned for this version (its checks change between releases).
+    schemathesis_version=4.32.5
+    if ! python3 -c "import schemathesis, sys; sys.exit(schemathesis.__version__ != '$schemathesis_version')" 2>/dev/null; then
+        echo "installing Python test tools: schemathesis $schemathesis_version"
+        python3 -m pip install -q --disable-pip-version-check "schemathesis==$schemathesis_version"
     fi
 fi

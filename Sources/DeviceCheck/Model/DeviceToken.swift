@@ -6,6 +6,9 @@ import TwoBitsCrypto
 public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
     public let base64: String
 
+    /// The longest token accepted, in characters (docs/openapi.yaml `DeviceToken`); Apple's are a few KB.
+    public static let maxLength = 16 * 1024
+
     /// Accepts standard base64 without line breaks (length a multiple of 4, `=` only as final
     /// padding), up to 16 KiB; nil otherwise. Checked byte by byte, without decoding.
     public init?(_ base64: String) {
@@ -17,7 +20,7 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
 
     static func isBase64(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let n = bytes.count
-        guard n > 0, n <= 16 * 1024, n % 4 == 0 else { return false }
+        guard n > 0, n <= maxLength, n % 4 == 0 else { return false }
         // At most two '=' and only at the end.
         var end = n
         if bytes[n - 1] == 0x3D { end -= 1 }

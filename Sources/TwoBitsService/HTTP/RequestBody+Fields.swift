@@ -1,10 +1,11 @@
 import DeviceCheck
 
 extension RequestBody {
-    /// `device_token` as a `DeviceToken`: 400 bad_request when absent or not a string,
-    /// 400 invalid_device_token when it is not base64 (Apple would refuse it anyway).
+    /// `device_token` as a `DeviceToken`: 400 bad_request when absent, not a string or over the
+    /// documented length, 400 invalid_device_token when it is not base64 (Apple would refuse it anyway).
     func deviceToken(_ field: String = "device_token") throws(APIError) -> DeviceToken {
         let text = try string(field)
+        guard text.utf8.count <= DeviceToken.maxLength else { throw .badRequest("\(field) is limited to \(DeviceToken.maxLength) characters") }
         guard let token = DeviceToken(text) else { throw .invalidDeviceToken }
         return token
     }
@@ -34,8 +35,9 @@ extension RequestBody {
             if required { throw .badRequest("reason is required (why this device is banned, for the audit trail)") }
             return nil
         }
-        guard reason.count <= Self.maxReasonCharacters, reason.utf8.count <= Self.maxReasonBytes else {
-            throw .badRequest("reason is limited to \(Self.maxReasonCharacters) characters and \(Self.maxReasonBytes) bytes of UTF-8")
+        // Unicode scalars, as JSON Schema's maxLength counts them (grapheme clusters would let combining marks through).
+        guard reason.unicodeScalars.count <= Self.maxReasonCharacters, reason.utf8.count <= Self.maxReasonBytes else {
+            throw .badRequest("reason is limited to \(Self.maxReasonCharacters) characters (Unicode code points) and \(Self.maxReasonBytes) bytes of UTF-8")
         }
         guard !reason.unicodeScalars.contains(where: Self.isControl) else {
             throw .badRequest("reason must not contain control characters (U+0000-U+001F, U+007F)")

@@ -10,14 +10,16 @@ public struct RequestBody: Sendable {
         return s
     }
 
+    /// Absent is nil; `null` is refused like any other wrong type (docs/openapi.yaml types optional
+    /// fields without null), so a client that forgot to fill a field hears about it.
     public func optionalString(_ name: String) throws(APIError) -> String? {
-        guard let value = fields[name], value != .null else { return nil }
+        guard let value = fields[name] else { return nil }
         guard let s = value.stringValue else { throw .badRequest("\(name) must be a string") }
         return s
     }
 
     public func optionalBool(_ name: String) throws(APIError) -> Bool? {
-        guard let value = fields[name], value != .null else { return nil }
+        guard let value = fields[name] else { return nil }
         guard let b = value.boolValue else { throw .badRequest("\(name) must be true or false") }
         return b
     }
