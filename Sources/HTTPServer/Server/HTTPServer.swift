@@ -131,8 +131,9 @@ public final class HTTPServer: @unchecked Sendable {
             return Array(late.values)
         }
         for entry in overdue {
-            entry.task?.cancel()
+            // Answer first: a cancelled handler returns at once, and its answer must not win.
             answer(entry.request, with: deadlineExpired(entry.request), context: entry.context)
+            entry.task?.cancel()
         }
     }
 
@@ -151,8 +152,8 @@ public final class HTTPServer: @unchecked Sendable {
         scanner.withLock { $0?.cancel() }
         let leftovers = pending.withLock { p in Array(p.values) }
         for entry in leftovers {
-            entry.task?.cancel()
             answer(entry.request, with: shuttingDown(entry.request), context: entry.context)
+            entry.task?.cancel()
         }
         // Give the daemon threads a moment to write the answers of connections just resumed.
         try? await Task.sleep(for: .milliseconds(leftovers.isEmpty ? 20 : 200))
