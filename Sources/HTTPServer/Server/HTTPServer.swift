@@ -151,10 +151,8 @@ public final class HTTPServer: @unchecked Sendable {
         }
         scanner.withLock { $0?.cancel() }
         let leftovers = pending.withLock { p in Array(p.values) }
-        for entry in leftovers {
-            answer(entry.request, with: shuttingDown(entry.request), context: entry.context)
-            entry.task?.cancel()
-        }
+        for entry in leftovers { answer(entry.request, with: shuttingDown(entry.request), context: entry.context) }
+        for leftover in leftovers { leftover.task?.cancel() }
         // Give the daemon threads a moment to write the answers of connections just resumed.
         try? await Task.sleep(for: .milliseconds(leftovers.isEmpty ? 20 : 200))
         MHD_stop_daemon(daemon)
