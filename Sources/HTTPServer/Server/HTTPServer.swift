@@ -110,11 +110,17 @@ public final class HTTPServer: @unchecked Sendable {
         let shortest = min(configuration.requestDeadlineMilliseconds, configuration.receiveTimeoutMilliseconds)
         let tick = Duration.milliseconds(max(5, min(50, shortest / 10)))
         let receiveTimeout = Duration.milliseconds(configuration.receiveTimeoutMilliseconds)
+        // Every open connection is visited per receive scan: at most every 500 ms (a twentieth of the deadline).
+        let receiveScanEvery = Duration.milliseconds(max(10, min(500, configuration.receiveTimeoutMilliseconds / 20)))
         scanner.withLock { $0 = Task { [weak self] in
+            var lastReceiveScan = ContinuousClock.now
             while !Task.isCancelled {
                 try? await Task.sleep(for: tick)
                 self?.expireOverdueRequests()
-                self?.connections.closeOverdue(limit: receiveTimeout)
+                if ContinuousClock.now - lastReceiveScan >= receiveScanEvery {
+                    lastReceiveScan = .now
+                    self?.connections.closeOverdue(limit: receiveTimeout)
+                }
             }
         } }
     }
