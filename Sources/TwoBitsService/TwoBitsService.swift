@@ -96,6 +96,9 @@ public final class TwoBitsService: Sendable {
             refused: { refusal, request in framed(APIError(refusal.status, refusal.code, refusal.message), "refused", request) },
             headCheck: { request in router.checkHead(request) },
             onAnswered: { request, response, elapsed in router.record(request, response, elapsed: elapsed) },
+            onReceiveTimeouts: { closed in
+                metrics.increment("twobits_http_receive_timeouts_total", "Connections closed because their request did not arrive within server.receive_timeout_ms", by: Double(closed))
+            },
             handler: { request in await router.handle(request) })
     }
 

@@ -120,6 +120,9 @@ def test_slowloris_connections_are_closed_by_the_receive_deadline_while_healthz_
           f"healthz answered {health.count(200)} of {len(health)}")
     assert len(closed_at) == len(attackers), "a trickling connection outlived the 1 s receive deadline by 7 s"
     assert health and all(status == 200 for status in health)
+    metrics = http("GET", edge.url + "/metrics").raw.decode()
+    counted = [line for line in metrics.splitlines() if line.startswith("twobits_http_receive_timeouts_total")]
+    assert counted and float(counted[0].split()[-1]) >= len(attackers), counted
 
 
 def test_a_prompt_request_on_a_kept_alive_connection_is_not_cut(edge):

@@ -19,6 +19,7 @@ public final class HTTPServer: @unchecked Sendable {
     let onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)?
     let refused: @Sendable (HTTPRefusal, HTTPRequest) -> HTTPResponse
     let headCheck: (@Sendable (HTTPRequest) -> HTTPResponse?)?
+    let onReceiveTimeouts: (@Sendable (Int) -> Void)?
     /// Open connections and their receive deadlines.
     let connections = ConnectionTracker()
 
@@ -59,6 +60,7 @@ public final class HTTPServer: @unchecked Sendable {
     ///   - headCheck: decides from the request line and headers alone (the request has no body yet):
     ///     an answer refuses the request before any body byte is read, nil lets it through.
     ///   - onAnswered: called once per request with the answer actually sent (for logs and metrics).
+    ///   - onReceiveTimeouts: called with how many connections a receive scan just closed (slow clients).
     public init(configuration: HTTPServerConfiguration,
                 oversizedBody: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(413, "Payload Too Large") },
                 deadlineExpired: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(503, "Service Unavailable") },
@@ -66,7 +68,9 @@ public final class HTTPServer: @unchecked Sendable {
                 refused: @escaping @Sendable (HTTPRefusal, HTTPRequest) -> HTTPResponse = { refusal, _ in refusal.response },
                 headCheck: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
                 onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)? = nil,
+                onReceiveTimeouts: (@Sendable (Int) -> Void)? = nil,
                 handler: @escaping Handler) {
+        self.onReceiveTimeouts = onReceiveTimeouts
         self.refused = refused
         self.headCheck = headCheck
         self.configuration = configuration
@@ -119,7 +123,9 @@ public final class HTTPServer: @unchecked Sendable {
                 self?.expireOverdueRequests()
                 if ContinuousClock.now - lastReceiveScan >= receiveScanEvery {
                     lastReceiveScan = .now
-                    self?.connections.closeOverdue(limit: receiveTimeout)
+                    if let self, case let closed = self.connections.closeOverdue(limit: receiveTimeout), closed > 0 {
+                        self.onReceiveTimeouts?(closed)
+                    }
                 }
             }
         } }
