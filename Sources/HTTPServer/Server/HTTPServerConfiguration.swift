@@ -31,8 +31,8 @@ public struct HTTPServerConfiguration: Sendable {
 
     public init(host: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 2, maxBodyBytes: Int = 64 * 1024,
                 requestDeadlineMilliseconds: Int = 30_000, connectionTimeoutSeconds: Int = 30, maxConnections: Int = 16_000,
-                receiveTimeoutMilliseconds: Int = 10_000, maxConnectionsPerIP: Int = 0, maxHeaderBytes: Int = 16 * 1024,
-                maxURLBytes: Int = 8 * 1024, maxQueryParameters: Int = 100, reservedFileDescriptors: Int = 256) {
+                receiveTimeoutMilliseconds: Int = 10_000, maxConnectionsPerIP: Int = 0, maxHeaderBytes: Int = 8 * 1024,
+                maxURLBytes: Int = 4 * 1024, maxQueryParameters: Int = 100, reservedFileDescriptors: Int = 256) {
         self.host = host
         self.port = port
         self.threads = threads
@@ -48,7 +48,9 @@ public struct HTTPServerConfiguration: Sendable {
         self.reservedFileDescriptors = reservedFileDescriptors
     }
 
-    /// libmicrohttpd's per-connection memory: room for the largest header section we accept plus its
-    /// bookkeeping, so that our own 431/414 answers (in JSON) come before libmicrohttpd's (in HTML).
-    var connectionMemoryBytes: Int { max(32 * 1024, 2 * maxHeaderBytes + 32 * 1024) }
+    /// libmicrohttpd's per-connection memory: twice the largest header section we accept plus room for
+    /// its bookkeeping, so that our own 431/414 answers (in JSON) come before libmicrohttpd's (in HTML)
+    /// for requests up to about twice our limits. MHD zeroes the whole pool between requests, so this
+    /// is what each kept-alive connection costs in resident memory (24 KiB at the defaults).
+    var connectionMemoryBytes: Int { 2 * maxHeaderBytes + 8 * 1024 }
 }
