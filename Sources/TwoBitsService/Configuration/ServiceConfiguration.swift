@@ -35,7 +35,7 @@ public struct ServiceConfiguration: Sendable {
         /// Open connections, all clients together (lowered to fit under the open-file limit).
         public var maxConnections = 16_000
         /// Open connections from one IP address; 0 for no cap.
-        public var maxConnectionsPerIP = 256
+        public var maxConnectionsPerIP = 1_024
     }
 
     public var listenHost: String
@@ -126,7 +126,7 @@ public struct ServiceConfiguration: Sendable {
             server.shutdownGraceMilliseconds = try s.int("shutdown_grace_ms", default: 10_000, range: 0...300_000)
             server.receiveTimeoutMilliseconds = try s.int("receive_timeout_ms", default: 10_000, range: 100...600_000)
             server.maxConnections = try s.int("max_connections", default: 16_000, range: 1...1_000_000)
-            server.maxConnectionsPerIP = try s.int("max_connections_per_ip", default: 256, range: 0...1_000_000)
+            server.maxConnectionsPerIP = try s.int("max_connections_per_ip", default: 1_024, range: 0...1_000_000)
             try s.rejectUnknownFields()
         }
         // An install makes up to three Apple calls (query, a pending ban, the update); a claim two.
