@@ -152,7 +152,9 @@ def read_response_keep(s):
     return int(lines[0].split(" ")[1]), lines, body, False
 
 
-def test_per_ip_connection_cap_refuses_the_extra_connection_only_for_that_address(edge):
+def test_per_ip_connection_cap_refuses_the_extra_connection_only_for_that_address(twobits_factory):
+    # Its own deployment with a long receive deadline, so the held connections stay open however slow the machine.
+    edge = twobits_factory(name="per-ip", extra={"server": {"receive_timeout_ms": 30000, "max_connections_per_ip": 16}})
     held = [connect(edge, "127.0.0.3") for _ in range(16)]
     try:
         for s in held:
