@@ -77,7 +77,11 @@ public final class TwoBitsService: Sendable {
                                limits: AppleCallLimits(configuration: configuration, metrics: metrics))
         let serverConfiguration = HTTPServerConfiguration(
             host: configuration.listenHost, port: configuration.listenPort, threads: configuration.server.threads,
-            maxBodyBytes: 64 * 1024, requestDeadlineMilliseconds: configuration.server.requestDeadlineMilliseconds)
+            maxBodyBytes: 64 * 1024, requestDeadlineMilliseconds: configuration.server.requestDeadlineMilliseconds,
+            maxConnections: configuration.server.maxConnections,
+            receiveTimeoutMilliseconds: configuration.server.receiveTimeoutMilliseconds,
+            maxConnectionsPerIP: configuration.server.maxConnectionsPerIP,
+            reservedFileDescriptors: 128 + configuration.apple.maxConnections)
         /// Answers the server gives without the router still carry a request id and a route label.
         @Sendable func framed(_ error: APIError, _ route: String, _ request: HTTPRequest) -> HTTPResponse {
             var response = error.response
@@ -91,7 +95,12 @@ public final class TwoBitsService: Sendable {
             oversizedBody: { framed(.payloadTooLarge, "oversized", $0) },
             deadlineExpired: { framed(.appleUnavailable("the request did not finish within its deadline; retry later"), "deadline", $0) },
             shuttingDown: { framed(APIError(503, "shutting_down", "the server is restarting; retry", retryAfterSeconds: 1), "shutdown", $0) },
+            refused: { refusal, request in framed(APIError(refusal.status, refusal.code, refusal.message), "refused", request) },
+            headCheck: { request in router.checkHead(request) },
             onAnswered: { request, response, elapsed in router.record(request, response, elapsed: elapsed) },
+            onReceiveTimeouts: { closed in
+                metrics.increment("twobits_http_receive_timeouts_total", "Connections closed because their request did not arrive within server.receive_timeout_ms", by: Double(closed))
+            },
             handler: { request in await router.handle(request) })
     }
 
@@ -109,6 +118,8 @@ public final class TwoBitsService: Sendable {
             "address": .string("\(configuration.listenHost):\(server.port)"),
             "apple": .string(configuration.apple.loggableBaseURL), "environment": .string(configuration.apple.environment.rawValue),
             "layout": .string(configuration.policy.layout.description),
+            "open_files_limit": .int(server.limits.openFiles.soft), "max_connections": .int(server.limits.maxConnections),
+            "max_connections_per_ip": .int(configuration.server.maxConnectionsPerIP),
         ])
         for warning in configuration.operatorWarnings() { logger.log(.warning, warning.message, ["path": .string(warning.path)]) }
         logger.flush()

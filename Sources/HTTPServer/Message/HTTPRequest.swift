@@ -3,13 +3,14 @@ import Foundation
 /// A complete HTTP request as the server hands it to a handler.
 public struct HTTPRequest: Sendable {
     public let method: String
-    /// The path without the query string, percent-decoded by libmicrohttpd.
+    /// The path without the query string, exactly as received (never percent-decoded: a `%2f` is not
+    /// a separator). Route patterns' parameters are raw path segments too.
     public let path: String
-    /// Query arguments (last value wins).
+    /// Query arguments, percent-decoded (last value wins).
     public let query: [String: String]
     /// Header values keyed by lowercase name (last value wins).
     public let headers: [String: String]
-    public let body: Data
+    public var body: Data
     /// Path parameters filled in by the router (`{id}` segments).
     public var parameters: [String: String] = [:]
 

@@ -1,32 +1,69 @@
 import CMicroHTTPD
 import Foundation
 
-// The C callbacks libmicrohttpd calls. They capture nothing: the server and the per-request context
-// travel through MHD's user-data pointers.
+// The C callbacks libmicrohttpd calls. They capture nothing: the server, the connection's tracker
+// entry and the per-request context travel through MHD's user-data pointers.
 
-let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, _, uploadData, uploadSize, conCls in
+/// A connection opens or closes: keep the receive-deadline table in step (see `ConnectionTracker`).
+let connectionNotifier: twobits_mhd_notify_connection_fn = { cls, connection, socketContext, code in
+    guard let cls, let connection, let socketContext else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let key = UInt(bitPattern: Int(bitPattern: connection))
+    if code == .CONNECTION_NOTIFY_STARTED {
+        let tracked = server.connections.opened(key, fd: twobits_mhd_connection_fd(connection))
+        socketContext.pointee = Unmanaged.passUnretained(tracked).toOpaque()
+    } else {
+        // MHD closes the socket only after this returns.
+        server.connections.closed(key)
+        socketContext.pointee = nil
+    }
+}
+
+/// The request line has arrived. MHD calls this before it splits the target into path and query: keep
+/// the target as received, and end the query for MHD (we decode it ourselves, after counting), so a
+/// target with thousands of `&` cannot exhaust the connection's memory before our check answers.
+/// What this returns becomes the request's context pointer (`con_cls`).
+let requestLineHandler: twobits_mhd_uri_log_fn = { cls, uri, connection in
+    guard let connection else { return nil }
+    let target = uri.map { String(cString: $0) } ?? ""
+    if let uri, let mark = strchr(uri, Int32(UInt8(ascii: "?"))) {
+        // The bytes are MHD's own read buffer (writable); MHD parses the query from here after we return.
+        UnsafeMutablePointer(mutating: mark).advanced(by: 1).pointee = 0
+    }
+    let tracked = twobits_mhd_socket_context(connection).map { Unmanaged<ConnectionTracker.Connection>.fromOpaque($0).takeUnretainedValue() }
+    return Unmanaged.passRetained(RequestContext(connection: connection, target: target, tracked: tracked)).toOpaque()
+}
+
+let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, version, uploadData, uploadSize, conCls in
     guard let cls, let connection, let conCls, let uploadSize else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    if conCls.pointee == nil {
+        let tracked = twobits_mhd_socket_context(connection).map { Unmanaged<ConnectionTracker.Connection>.fromOpaque($0).takeUnretainedValue() }
+        let target = url.map { String(cString: $0) } ?? "/"
+        conCls.pointee = Unmanaged.passRetained(RequestContext(connection: connection, target: target, tracked: tracked)).toOpaque()
+    }
+    guard let raw = conCls.pointee else { return .NO }
+    let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
 
-    guard let raw = conCls.pointee else {
-        // First call: only the headers are known.
-        let context = RequestContext(connection: connection)
-        conCls.pointee = Unmanaged.passRetained(context).toOpaque()
-        if let length = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").map({ String(cString: $0) }),
-           let declared = Int(length), declared > server.configuration.maxBodyBytes {
+    if context.head == nil && context.refusal == nil && !context.answered {
+        // First call: only the request line and headers are known.
+        switch server.checkHead(connection: connection, url: url, method: method, version: version, context: context) {
+        case .refuse(let request, let response):
             context.answered = true
-            let request = server.makeRequest(connection: connection, url: url, method: method, body: Data())
-            let response = server.oversizedBody(request)
+            context.tracked?.received()
             server.onAnswered?(request, response, ContinuousClock.now - context.started)
             return queue(response, on: connection)
+        case .refuseWithoutBody(let response):
+            context.refusal = response
+            return .YES
+        case .accept:
+            return .YES
         }
-        return .YES
     }
-    let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
 
     if uploadSize.pointee > 0 {
         let size = uploadSize.pointee
-        if !context.answered && !context.bodyTooLarge {
+        if !context.answered && !context.bodyTooLarge && context.refusal == nil {
             if context.body.count + size > server.configuration.maxBodyBytes {
                 context.bodyTooLarge = true
                 context.body = Data()
@@ -47,8 +84,16 @@ let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, _, up
         return queue(response, on: connection)
     }
 
+    // Final call: the whole request has arrived.
+    context.tracked?.received()
+    var request = context.head ?? HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: context.target)
+    if let refusal = context.refusal {
+        context.answered = true
+        server.onAnswered?(request, refusal, ContinuousClock.now - context.started)
+        return queue(refusal, on: connection)
+    }
     context.dispatched = true
-    let request = server.makeRequest(connection: connection, url: url, method: method, body: context.body)
+    request.body = context.body
     context.body = Data()
     if context.bodyTooLarge {
         context.answered = true
@@ -61,7 +106,11 @@ let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, _, up
     return .YES
 }
 
-let completedHandler: twobits_mhd_completed_fn = { _, _, conCls, _ in
+let completedHandler: twobits_mhd_completed_fn = { _, connection, conCls, _ in
+    // A kept-alive connection now waits for its next request: its receive deadline starts again.
+    if let connection, let tracked = twobits_mhd_socket_context(connection) {
+        Unmanaged<ConnectionTracker.Connection>.fromOpaque(tracked).takeUnretainedValue().awaitNextRequest()
+    }
     guard let conCls, let raw = conCls.pointee else { return }
     Unmanaged<RequestContext>.fromOpaque(raw).release()
     conCls.pointee = nil
@@ -75,30 +124,4 @@ private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MH
     defer { MHD_destroy_response(mhdResponse) }
     for (name, value) in response.headers { MHD_add_response_header(mhdResponse, name, value) }
     return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
-}
-
-/// Collects key/value pairs of one kind into a dictionary through MHD's iterator.
-private final class ValueCollector {
-    var values: [String: String] = [:]
-    let lowercaseKeys: Bool
-    init(lowercaseKeys: Bool) { self.lowercaseKeys = lowercaseKeys }
-}
-
-private let collectValue: twobits_mhd_kv_fn = { cls, _, key, value in
-    guard let cls, let key else { return .YES }
-    let collector = Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue()
-    let name = String(cString: key)
-    collector.values[collector.lowercaseKeys ? name.lowercased() : name] = value.map { String(cString: $0) } ?? ""
-    return .YES
-}
-
-extension HTTPServer {
-    func makeRequest(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, body: Data) -> HTTPRequest {
-        let headers = ValueCollector(lowercaseKeys: true)
-        let query = ValueCollector(lowercaseKeys: false)
-        MHD_get_connection_values(connection, .HEADER_KIND, collectValue, Unmanaged.passUnretained(headers).toOpaque())
-        MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectValue, Unmanaged.passUnretained(query).toOpaque())
-        return HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
-                           query: query.values, headers: headers.values, body: body)
-    }
 }

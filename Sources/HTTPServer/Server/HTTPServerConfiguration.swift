@@ -10,12 +10,29 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxBodyBytes: Int
     /// Every request is answered within this many milliseconds; a handler still running then gets `deadlineResponse`.
     public var requestDeadlineMilliseconds: Int
-    /// Idle or slow connections (not suspended ones) are closed after this many seconds.
+    /// Idle or slow connections (not suspended ones) are closed after this many seconds without a byte.
     public var connectionTimeoutSeconds: Int
+    /// A request's line, headers and body must all arrive within this many milliseconds of the
+    /// connection opening (or of the previous answer on a kept-alive connection); otherwise the
+    /// connection is closed. Unlike the idle timeout, a byte now and then does not restart it.
+    public var receiveTimeoutMilliseconds: Int
+    /// Open connections, all clients together; also kept under the process's open-file limit.
     public var maxConnections: Int
+    /// Open connections from one IP address; 0 for no cap.
+    public var maxConnectionsPerIP: Int
+    /// Request line and headers together; more is answered 431.
+    public var maxHeaderBytes: Int
+    /// Path and query together; more is answered 414.
+    public var maxURLBytes: Int
+    /// Query parameters; more is answered 400.
+    public var maxQueryParameters: Int
+    /// File descriptors kept free for everything but client connections (database, outgoing calls, logs).
+    public var reservedFileDescriptors: Int
 
     public init(host: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 2, maxBodyBytes: Int = 64 * 1024,
-                requestDeadlineMilliseconds: Int = 30_000, connectionTimeoutSeconds: Int = 30, maxConnections: Int = 16_000) {
+                requestDeadlineMilliseconds: Int = 30_000, connectionTimeoutSeconds: Int = 30, maxConnections: Int = 16_000,
+                receiveTimeoutMilliseconds: Int = 10_000, maxConnectionsPerIP: Int = 0, maxHeaderBytes: Int = 8 * 1024,
+                maxURLBytes: Int = 4 * 1024, maxQueryParameters: Int = 100, reservedFileDescriptors: Int = 256) {
         self.host = host
         self.port = port
         self.threads = threads
@@ -23,5 +40,17 @@ public struct HTTPServerConfiguration: Sendable {
         self.requestDeadlineMilliseconds = requestDeadlineMilliseconds
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
         self.maxConnections = maxConnections
+        self.receiveTimeoutMilliseconds = receiveTimeoutMilliseconds
+        self.maxConnectionsPerIP = maxConnectionsPerIP
+        self.maxHeaderBytes = maxHeaderBytes
+        self.maxURLBytes = maxURLBytes
+        self.maxQueryParameters = maxQueryParameters
+        self.reservedFileDescriptors = reservedFileDescriptors
     }
+
+    /// libmicrohttpd's per-connection memory: twice the largest header section we accept plus room for
+    /// its bookkeeping, so that our own 431/414 answers (in JSON) come before libmicrohttpd's (in HTML)
+    /// for requests up to about twice our limits. MHD zeroes the whole pool between requests, so this
+    /// is what each kept-alive connection costs in resident memory (24 KiB at the defaults).
+    var connectionMemoryBytes: Int { 2 * maxHeaderBytes + 8 * 1024 }
 }

@@ -36,6 +36,12 @@ public struct ServiceConfiguration: Sendable {
         public var threads: Int
         public var requestDeadlineMilliseconds: Int
         public var shutdownGraceMilliseconds: Int
+        /// A request's line, headers and body must arrive within this long (slow clients are closed).
+        public var receiveTimeoutMilliseconds = 10_000
+        /// Open connections, all clients together (lowered to fit under the open-file limit).
+        public var maxConnections = 16_000
+        /// Open connections from one IP address; 0 for no cap.
+        public var maxConnectionsPerIP = 1_024
     }
 
     public var listenHost: String
@@ -134,6 +140,9 @@ public struct ServiceConfiguration: Sendable {
             server.threads = try s.int("threads", default: 2, range: 1...64)
             server.requestDeadlineMilliseconds = try s.int("request_deadline_ms", default: server.requestDeadlineMilliseconds, range: 100...600_000)
             server.shutdownGraceMilliseconds = try s.int("shutdown_grace_ms", default: 10_000, range: 0...300_000)
+            server.receiveTimeoutMilliseconds = try s.int("receive_timeout_ms", default: 10_000, range: 100...600_000)
+            server.maxConnections = try s.int("max_connections", default: 16_000, range: 1...1_000_000)
+            server.maxConnectionsPerIP = try s.int("max_connections_per_ip", default: 1_024, range: 0...1_000_000)
             try s.rejectUnknownFields()
         }
         // An install makes up to three Apple calls (query, a pending ban, the update); a claim two.

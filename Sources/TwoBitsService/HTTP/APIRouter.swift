@@ -51,6 +51,37 @@ struct APIRouter: Sendable {
         return response
     }
 
+    /// Decides from the request line and headers alone, before any body byte is read: route (404/405),
+    /// authentication and role (401/403), media type (415). nil lets the request through; `handle`
+    /// checks the same again on the complete request.
+    func checkHead(_ http: HTTPRequest) -> HTTPResponse? {
+        var route = "unmatched"
+        do throws(APIError) {
+            switch table.router.match(method: http.method, path: http.path) {
+            case .notFound: throw .notFound
+            case .methodNotAllowed(let allowed): throw .methodNotAllowed(allowed)
+            case .found(let match, _):
+                route = match.pattern
+                _ = try authorize(http, access: match.handler.access)
+                let declaresBody = (Int(http.header("Content-Length") ?? "") ?? 0) > 0 || http.header("Transfer-Encoding") != nil
+                if ["POST", "PUT", "PATCH"].contains(http.method), declaresBody {
+                    let type = http.header("Content-Type")?.lowercased() ?? ""
+                    guard type.hasPrefix("application/json") else { throw .unsupportedMediaType }
+                }
+                return nil
+            }
+        } catch {
+            var response = error.response
+            if case .methodNotAllowed(let allowed) = table.router.match(method: http.method, path: http.path) {
+                response.headers.append(("Allow", allowed.joined(separator: ", ")))
+            }
+            let requestID = Self.requestID(from: http)
+            response.headers.append(("X-Request-Id", requestID))
+            response.annotations = ["route": route, "client": "-", "request_id": requestID]
+            return response
+        }
+    }
+
     private func authorize(_ http: HTTPRequest, access: RouteAccess) throws(APIError) -> AuthenticatedClient? {
         if access == .public { return nil }
         guard let client = authenticator.authenticate(http.header("Authorization")) else { throw .unauthorized }

@@ -1,0 +1,68 @@
+import CMicroHTTPD
+import Foundation
+import Locking
+
+/// Every open connection and since when it has been receiving a request, so that a connection
+/// trickling its request in (slowloris) is closed when the receive deadline passes, however often it
+/// sends a byte.
+///
+/// libmicrohttpd offers no call to close a connection from another thread; `shutdown(2)` of its socket
+/// does it safely: the daemon's own thread then sees end-of-file, closes the connection and frees it
+/// as it would for any client that hung up. The socket number cannot have been reused by then: MHD
+/// calls the CLOSED notification (`closed(_:)`, which takes the same lock as `closeOverdue`) before it
+/// closes the socket, so a connection still in the table still owns its socket.
+final class ConnectionTracker: @unchecked Sendable {
+    /// One open connection; MHD keeps an unretained pointer to it as the connection's socket context.
+    final class Connection: @unchecked Sendable {
+        let fd: Int32
+        /// When the connection started waiting for the request it is receiving now; nil while a request
+        /// is being handled or answered (the request deadline covers that part).
+        private let receivingSince = Lock<ContinuousClock.Instant?>(ContinuousClock.now)
+
+        init(fd: Int32) { self.fd = fd }
+
+        /// The request has fully arrived (or has been answered early).
+        func received() { receivingSince.withLock { $0 = nil } }
+        /// The answer is done: a kept-alive connection starts waiting for its next request.
+        func awaitNextRequest() { receivingSince.withLock { $0 = .now } }
+
+        /// True (once) when the connection has been receiving since before `cutoff`.
+        func takeOverdue(before cutoff: ContinuousClock.Instant) -> Bool {
+            receivingSince.withLock { since in
+                guard let start = since, start < cutoff else { return false }
+                since = nil
+                return true
+            }
+        }
+    }
+
+    private let open = Lock<[UInt: Connection]>([:])
+    /// Connections closed because their request did not arrive in time.
+    let receiveTimeouts = Lock<Int>(0)
+
+    func opened(_ key: UInt, fd: Int32) -> Connection {
+        let connection = Connection(fd: fd)
+        open.withLock { $0[key] = connection }
+        return connection
+    }
+
+    func closed(_ key: UInt) { open.withLock { _ = $0.removeValue(forKey: key) } }
+
+    var count: Int { open.withLock { $0.count } }
+
+    /// Shuts down every connection that has been receiving one request for longer than `limit`.
+    @discardableResult
+    func closeOverdue(limit: Duration, now: ContinuousClock.Instant = .now) -> Int {
+        let cutoff = now - limit
+        return open.withLock { table -> Int in
+            var closed = 0
+            for connection in table.values where connection.takeOverdue(before: cutoff) {
+                // Under the table's lock: MHD has not yet closed (or reused) this socket number.
+                receiveTimeouts.withLock { $0 += 1 }
+                shutdown(connection.fd, Int32(SHUT_RDWR))
+                closed += 1
+            }
+            return closed
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Why the server refused a request at its edge, before any handler ran.
+///
+/// Each refusal is answered at once and the connection is closed: after a framing error or a NUL the
+/// server cannot know where the next request would start, and a refused body is never read.
+public struct HTTPRefusal: Error, Sendable, Equatable {
+    public let status: Int
+    /// A stable machine-readable code for the error envelope.
+    public let code: String
+    public let message: String
+
+    public init(_ status: Int, _ code: String, _ message: String) {
+        self.status = status
+        self.code = code
+        self.message = message
+    }
+
+    static func badRequest(_ message: String) -> HTTPRefusal { HTTPRefusal(400, "bad_request", message) }
+    static let headersTooLarge = HTTPRefusal(431, "headers_too_large", "the request line and headers are too large")
+    static let urlTooLong = HTTPRefusal(414, "uri_too_long", "the request target is too long")
+    static let payloadTooLarge = HTTPRefusal(413, "payload_too_large", "the request body is too large")
+
+    /// The refusal in the JSON error envelope `{"error":{"code":…,"message":…}}`, closing the connection.
+    public var response: HTTPResponse {
+        var response = HTTPResponse.json(status, ["error": ["code": code, "message": message]])
+        response.headers.append(("Connection", "close"))
+        return response
+    }
+}

@@ -1,0 +1,127 @@
+import CMicroHTTPD
+import Foundation
+
+/// What the first access-handler call decided from the request line and headers alone.
+enum HeadOutcome {
+    /// Answer now and close the connection; no body byte is read.
+    case refuse(HTTPRequest, HTTPResponse)
+    /// Answer at the final call (the request has no body, so the connection can stay open).
+    case refuseWithoutBody(HTTPResponse)
+    case accept
+}
+
+/// One header as libmicrohttpd stores it: pointers into the received bytes, and sizes.
+struct RawHeaderField {
+    let key: UnsafePointer<CChar>
+    let keySize: Int
+    let value: UnsafePointer<CChar>?
+    let valueSize: Int
+
+    var name: String { String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self) }
+    var text: String { value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? "" }
+}
+
+private final class FieldCollector {
+    var fields: [RawHeaderField] = []
+}
+
+private let collectField: twobits_mhd_kv_n_fn = { cls, _, key, keySize, value, valueSize in
+    guard let cls, let key else { return .YES }
+    Unmanaged<FieldCollector>.fromOpaque(cls).takeUnretainedValue().fields.append(
+        RawHeaderField(key: key, keySize: keySize, value: value, valueSize: valueSize))
+    return .YES
+}
+
+extension HTTPServer {
+    /// The edge checks, in the first access-handler call, before any body byte is accepted: sizes,
+    /// framing (request smuggling), NUL bytes, the raw path and query, the declared length, then the
+    /// owner's head check (route, authentication, role, media type).
+    func checkHead(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
+                   version: UnsafePointer<CChar>?, context: RequestContext) -> HeadOutcome {
+        let collector = FieldCollector()
+        withExtendedLifetime(collector) {
+            _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectField, Unmanaged.passUnretained(collector).toOpaque())
+        }
+        var headers: [String: String] = [:]
+        var contentLengths = 0
+        var transferEncodings: [String] = []
+        for field in collector.fields {
+            let name = field.name.lowercased()
+            let value = field.text
+            headers[name] = value
+            if name == "content-length" { contentLengths += 1 }
+            if name == "transfer-encoding" { transferEncodings.append(value) }
+        }
+        let target = context.target
+        let queryStart = target.firstIndex(of: "?")
+        let path = String(target[..<(queryStart ?? target.endIndex)])
+        var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers)
+        func refuse(_ refusal: HTTPRefusal) -> HeadOutcome { .refuse(request, closing(refused(refusal, request))) }
+
+        let headerSize = twobits_mhd_request_header_size(connection)
+        if target.utf8.count > configuration.maxURLBytes { return refuse(.urlTooLong) }
+        if headerSize > configuration.maxHeaderBytes { return refuse(.headersTooLarge) }
+
+        // Request smuggling: a proxy in front may frame the body by the other header, or the other copy.
+        if contentLengths > 1 { return refuse(.badRequest("more than one Content-Length header")) }
+        if !transferEncodings.isEmpty, contentLengths > 0 {
+            return refuse(.badRequest("Transfer-Encoding and Content-Length together"))
+        }
+        if transferEncodings.count > 1 || transferEncodings.contains(where: { $0.trimmingCharacters(in: .whitespaces).lowercased() != "chunked" }) {
+            return refuse(.badRequest("only a single Transfer-Encoding: chunked is supported"))
+        }
+
+        if let method, let url, headerSize > 0,
+           Self.hasUnaccountedBytes(start: method, size: headerSize, tokens: [
+               (method, strlen(method)), (url, target.utf8.count), (version, version.map { strlen($0) } ?? 0),
+           ] + collector.fields.flatMap { [($0.key, $0.keySize), ($0.value, $0.valueSize)] }) {
+            return refuse(.badRequest("a NUL byte in the request line or a header, or a folded header line"))
+        }
+        if path.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) || path.range(of: "%00", options: .caseInsensitive) != nil {
+            return refuse(.badRequest("the path has a control character or an encoded NUL"))
+        }
+        if let queryStart {
+            switch QueryString.decode(target[target.index(after: queryStart)...], maxParameters: configuration.maxQueryParameters) {
+            case .failure(let refusal): return refuse(refusal)
+            case .success(let query): request = HTTPRequest(method: request.method, path: path, query: query, headers: headers)
+            }
+        }
+
+        let declared = headers["content-length"].flatMap { Int($0) } ?? 0
+        let hasBody = declared > 0 || !transferEncodings.isEmpty
+        if declared > configuration.maxBodyBytes { return .refuse(request, closing(oversizedBody(request))) }
+        context.head = request
+        if let refusal = headCheck?(request) {
+            return hasBody ? .refuse(request, closing(refusal)) : .refuseWithoutBody(refusal)
+        }
+        return .accept
+    }
+
+    private func closing(_ response: HTTPResponse) -> HTTPResponse {
+        var response = response
+        if response.header("Connection") == nil { response.headers.append(("Connection", "close")) }
+        return response
+    }
+
+    /// True when the received request line and headers hold a byte that is in none of the parsed
+    /// pieces and is not a separator libmicrohttpd turned into NUL (or whitespace it skipped).
+    ///
+    /// libmicrohttpd hands out C strings, so `Bearer key\0junk` reads as `Bearer key`: the `junk` is
+    /// found here, as bytes the parse did not account for. A folded header line (its value moved
+    /// elsewhere) is refused the same way. The region is `[method, method + REQUEST_HEADER_SIZE)`:
+    /// MHD 0.9.75 parses in place and computes that size as the distance from the method to the end
+    /// of the headers.
+    static func hasUnaccountedBytes(start: UnsafePointer<CChar>, size: Int, tokens: [(UnsafePointer<CChar>?, Int)]) -> Bool {
+        var covered = [Bool](repeating: false, count: size)
+        for case let (pointer?, length) in tokens where length > 0 {
+            let offset = pointer - start
+            guard offset >= 0, offset + length <= size else { return true }
+            for i in offset..<(offset + length) { covered[i] = true }
+        }
+        for i in 0..<size where !covered[i] {
+            let byte = UInt8(bitPattern: start[i])
+            if byte != 0, byte != 0x20, byte != 0x09 { return true }
+        }
+        return false
+    }
+}

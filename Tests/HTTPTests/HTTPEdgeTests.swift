@@ -1,0 +1,228 @@
+import Foundation
+@testable import HTTPServer
+import Locking
+import Testing
+
+/// A plain TCP client for what curl will not send: trickled headers, duplicate lengths, NUL bytes.
+final class RawClient {
+    let fd: Int32
+
+    init(port: UInt16, source: String = "127.0.0.1") throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &local.sin_addr)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = port.bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+        var timeout = timeval(tv_sec: 3, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
+    }
+
+    deinit { close(fd) }
+
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool { bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count }
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    /// Everything the server sends until it closes the connection or 3 s pass; nil when it closed at once with nothing.
+    func readAll() -> String {
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            data += buffer[0..<n]
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// True when the server has closed the connection (end of file or reset) within the receive timeout.
+    var closedByServer: Bool {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, 0)
+        return n == 0 || (n < 0 && errno == ECONNRESET)
+    }
+}
+
+@Suite struct HTTPEdgeTests {
+    func withServer(_ configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
+                    headCheck: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
+                    handler: @escaping HTTPServer.Handler,
+                    _ body: (HTTPServer) async throws -> Void) async throws {
+        let server = HTTPServer(configuration: configuration, headCheck: headCheck, handler: handler)
+        try server.start()
+        try await body(server)
+        await server.shutdown(graceMilliseconds: 500)
+    }
+
+    @Test func theDeadlineCancelsTheHandlersWork() async throws {
+        var config = HTTPServerConfiguration()
+        config.requestDeadlineMilliseconds = 100
+        let cancelled = Lock<Bool>(false)
+        try await withServer(config, handler: { _ in
+            do { try await Task.sleep(for: .seconds(5)) } catch { cancelled.withLock { $0 = true } }
+            return .text(200, "late")
+        }) { server in
+            let client = try RawClient(port: server.port)
+            client.send("GET /slow HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(client.readAll().hasPrefix("HTTP/1.1 503"))
+            // The handler sees its cancellation long before its 5 s sleep would end.
+            for _ in 0..<100 where !cancelled.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(cancelled.withLock { $0 })
+        }
+    }
+
+    @Test func aTrickledRequestIsClosedAtTheReceiveDeadline() async throws {
+        var config = HTTPServerConfiguration()
+        config.receiveTimeoutMilliseconds = 300
+        try await withServer(config, handler: { _ in .text(200, "ok") }) { server in
+            let client = try RawClient(port: server.port)
+            client.send("GET / HTTP/1.1\r\nHost: x\r\n")
+            var closed = false
+            // A header line every 100 ms: the idle timeout (30 s) never fires, the receive deadline does.
+            for _ in 0..<30 where !closed {
+                if !client.send(Array("X-Slow: 1\r\n".utf8)) { closed = true; break }
+                try await Task.sleep(for: .milliseconds(100))
+                var byte: UInt8 = 0
+                let n = recv(client.fd, &byte, 1, Int32(MSG_DONTWAIT))
+                if n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { closed = true }
+            }
+            #expect(closed)
+            #expect(server.receiveTimeouts == 1)
+            // A prompt request is untouched.
+            let prompt = try RawClient(port: server.port)
+            prompt.send("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(prompt.readAll().hasPrefix("HTTP/1.1 200"))
+        }
+    }
+
+    @Test func theHeadCheckAnswersBeforeTheBodyIsSent() async throws {
+        let handled = Lock<Int>(0)
+        try await withServer(headCheck: { $0.header("Authorization") == nil ? .json(401, ["error": ["code": "unauthorized"]]) : nil },
+                             handler: { _ in handled.withLock { $0 += 1 }; return .text(200, "ok") }) { server in
+            let client = try RawClient(port: server.port)
+            // No body byte is sent: the answer must come anyway, and the connection close.
+            client.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n")
+            let answer = client.readAll()
+            #expect(answer.hasPrefix("HTTP/1.1 401"))
+            #expect(answer.contains("Connection: close"))
+            #expect(handled.withLock { $0 } == 0)
+            // A refused request without a body keeps its connection and is answered the same way.
+            let keep = try RawClient(port: server.port)
+            keep.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\nGET /x HTTP/1.1\r\nHost: x\r\nAuthorization: k\r\nConnection: close\r\n\r\n")
+            let both = keep.readAll()
+            #expect(both.hasPrefix("HTTP/1.1 401") && both.contains("HTTP/1.1 200"))
+        }
+    }
+
+    @Test(arguments: [
+        "Content-Length: 2\r\nContent-Length: 2\r\n",
+        "Content-Length: 2\r\nContent-Length: 7\r\n",
+        "Transfer-Encoding: chunked\r\nContent-Length: 2\r\n",
+        "Transfer-Encoding: gzip\r\n",
+    ])
+    func smugglingShapesAreRefusedAndTheConnectionClosed(_ framing: String) async throws {
+        try await withServer(handler: { _ in .text(200, "ok") }) { server in
+            let client = try RawClient(port: server.port)
+            client.send("POST /x HTTP/1.1\r\nHost: x\r\n\(framing)\r\n{}")
+            let answer = client.readAll()
+            #expect(answer.hasPrefix("HTTP/1.1 400"))
+            #expect(answer.contains("Connection: close"))
+            #expect(answer.contains(#""code":"bad_request""#))
+        }
+    }
+
+    @Test func nulBytesInHeadersOrTheTargetAreRefused() async throws {
+        let seen = Lock<[String]>([])
+        try await withServer(handler: { request in seen.withLock { $0.append(request.header("Authorization") ?? "-") }; return .text(200, "ok") }) { server in
+            let good = try RawClient(port: server.port)
+            good.send("GET /x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\r\nConnection: close\r\n\r\n")
+            #expect(good.readAll().hasPrefix("HTTP/1.1 200"))
+            for raw in ["GET /x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\0junk\r\n\r\n",
+                        "GET /x HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer k\0\0junk\r\nX-Other: 1\r\n\r\n",
+                        "GET /x\0junk HTTP/1.1\r\nHost: x\r\n\r\n",
+                        "GET /x?a=1\0junk HTTP/1.1\r\nHost: x\r\n\r\n",
+                        "GET /x HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\n\r\n"] {
+                let bad = try RawClient(port: server.port)
+                bad.send(Array(raw.utf8))
+                #expect(bad.readAll().hasPrefix("HTTP/1.1 400"), "\(raw.debugDescription)")
+            }
+            #expect(seen.withLock { $0 } == ["Bearer k"])
+        }
+    }
+
+    @Test func thePathIsRawAndTheQueryDecodedByTheServer() async throws {
+        try await withServer(handler: { request in .text(200, "\(request.path)|\(request.query["q"] ?? "-")") }) { server in
+            let client = try RawClient(port: server.port)
+            client.send("GET /v1%2fadmin/a+b?q=a%2Fb+c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(client.readAll().hasSuffix("/v1%2fadmin/a+b|a/b c"))
+            let nul = try RawClient(port: server.port)
+            nul.send("GET /a%00b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(nul.readAll().hasPrefix("HTTP/1.1 400"))
+        }
+    }
+
+    @Test func manyQueryParametersGetAJSONAnswer() async throws {
+        try await withServer(handler: { _ in .text(200, "ok") }) { server in
+            for count in [100, 300, 1_000] {
+                let client = try RawClient(port: server.port)
+                let query = (0..<count).map { "p\($0)=1" }.joined(separator: "&")
+                client.send("GET /x?\(query) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                let answer = client.readAll()
+                // 1,000 parameters make a target over 4 KiB: 414, in JSON too.
+                let expected = count <= 100 ? "HTTP/1.1 200" : count < 1_000 ? "HTTP/1.1 400" : "HTTP/1.1 414"
+                #expect(answer.hasPrefix(expected), "\(count) parameters")
+                if count > 100 { #expect(answer.contains(#"{"error":{"code":"#)) }
+            }
+        }
+    }
+
+    @Test func oversizedHeadersAndTargetsAreAnsweredByUsInJSON() async throws {
+        try await withServer(handler: { _ in .text(200, "ok") }) { server in
+            let headers = try RawClient(port: server.port)
+            headers.send("GET /x HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 10_000))\r\n\r\n")
+            let answer = headers.readAll()
+            #expect(answer.hasPrefix("HTTP/1.1 431") && answer.contains(#""code":"headers_too_large""#))
+            let target = try RawClient(port: server.port)
+            target.send("GET /x?q=\(String(repeating: "a", count: 6_000)) HTTP/1.1\r\nHost: x\r\n\r\n")
+            let long = target.readAll()
+            #expect(long.hasPrefix("HTTP/1.1 414") && long.contains(#""code":"uri_too_long""#))
+        }
+    }
+
+    @Test func thePerIPCapClosesTheExtraConnection() async throws {
+        var config = HTTPServerConfiguration()
+        config.maxConnectionsPerIP = 2
+        try await withServer(config, handler: { _ in .text(200, "ok") }) { server in
+            let held = try (0..<2).map { _ in try RawClient(port: server.port, source: "127.0.0.9") }
+            for client in held { client.send("GET /x HTTP/1.1\r\nHost: x\r\n") }
+            try await Task.sleep(for: .milliseconds(100))
+            let extra = try RawClient(port: server.port, source: "127.0.0.9")
+            extra.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(extra.closedByServer)
+            let other = try RawClient(port: server.port, source: "127.0.0.1")
+            other.send("GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            #expect(other.readAll().hasPrefix("HTTP/1.1 200"))
+        }
+    }
+
+    @Test func theOpenFileLimitIsRaisedAndCapsConnections() async throws {
+        try await withServer(handler: { _ in .text(200, "ok") }) { server in
+            let limits = server.limits
+            #expect(limits.openFiles.soft == limits.openFiles.hard || limits.openFiles.soft >= 1 << 20)
+            #expect(limits.maxConnections <= limits.openFiles.soft - 256)
+        }
+    }
+
+    @Test func queryStringDecoding() throws {
+        #expect(try QueryString.decode("a=1&b=x%20y+z&a=2", maxParameters: 10).get() == ["a": "2", "b": "x y z"])
+        #expect(throws: HTTPRefusal.self) { try QueryString.decode("a=%00", maxParameters: 10).get() }
+        #expect(throws: HTTPRefusal.self) { try QueryString.decode("a=%G1", maxParameters: 10).get() }
+        #expect(throws: HTTPRefusal.self) { try QueryString.decode("a&b&c", maxParameters: 2).get() }
+    }
+}

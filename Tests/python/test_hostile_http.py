@@ -1,0 +1,271 @@
+"""The HTTP edge against hostile clients, over real sockets against the real binary (issue 12, items 2-4, 10).
+
+Each test replays an attack and asserts the fixed behaviour: slow clients are closed by the receive
+deadline while /healthz answers, a per-IP cap, unauthenticated bodies refused before they are read,
+request smuggling shapes refused and the connection closed, NUL bytes refused, routing on the raw
+path, many query parameters answered, and the edge's errors in the JSON envelope.
+
+Attackers connect from other loopback addresses (127.0.0.2, 127.0.0.3) so the per-IP cap that stops
+them never touches the health checks from 127.0.0.1. Loads are bounded: tens of connections, seconds.
+"""
+import json
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import http
+
+# Short limits so the suite takes seconds.
+EDGE = {"server": {"receive_timeout_ms": 1000, "max_connections_per_ip": 16}}
+
+
+@pytest.fixture(scope="module")
+def edge(twobits_module_factory):
+    return twobits_module_factory(name="edge", extra=EDGE)
+
+
+def connect(deployment, source="127.0.0.1", timeout=5):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.bind((source, 0))
+    s.settimeout(timeout)
+    s.connect(("127.0.0.1", deployment.port))
+    return s
+
+
+def read_response(s):
+    """(status, headers, body, closed_after): one response, then whether the server closed the connection."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        if not chunk:
+            raise AssertionError(f"connection closed before a full response head: {data!r}")
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ")[1])
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers.setdefault(name.strip().lower(), []).append(value.strip())
+    length = int(headers.get("content-length", ["0"])[0])
+    while len(body) < length:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return status, headers, body, is_closed(s)
+
+
+def is_closed(s, wait=2.0):
+    """True when the server closes the connection within `wait` seconds (EOF or reset)."""
+    s.settimeout(wait)
+    try:
+        return s.recv(1) == b""
+    except socket.timeout:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def error_code(body):
+    value = json.loads(body)
+    assert set(value) == {"error"} and {"code", "message"} <= set(value["error"]), value
+    return value["error"]["code"]
+
+
+def rss_kib(pid):
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def exchange(deployment, raw, source="127.0.0.1"):
+    s = connect(deployment, source)
+    try:
+        s.sendall(raw)
+        return read_response(s)
+    finally:
+        s.close()
+
+
+def test_slowloris_connections_are_closed_by_the_receive_deadline_while_healthz_answers(edge):
+    # Each attacker sends a header line every 200 ms: the 30 s idle timeout would never fire.
+    attackers = [connect(edge, "127.0.0.2") for _ in range(12)]
+    for s in attackers:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+    opened = time.monotonic()
+    closed_at = {}
+    health = []
+    while len(closed_at) < len(attackers) and time.monotonic() - opened < 8:
+        for i, s in enumerate(attackers):
+            if i in closed_at:
+                continue
+            try:
+                s.sendall(b"X-Slow: 1\r\n")
+                s.settimeout(0.01)
+                if s.recv(1) == b"":
+                    closed_at[i] = time.monotonic() - opened
+            except socket.timeout:
+                pass
+            except (BrokenPipeError, ConnectionResetError):
+                closed_at[i] = time.monotonic() - opened
+        health.append(http("GET", edge.url + "/healthz", timeout=5).status)
+        time.sleep(0.2)
+    for s in attackers:
+        s.close()
+    print(f"slowloris: {len(closed_at)} of {len(attackers)} closed, after {sorted(round(t, 2) for t in closed_at.values())} s; "
+          f"healthz answered {health.count(200)} of {len(health)}")
+    assert len(closed_at) == len(attackers), "a trickling connection outlived the 1 s receive deadline by 7 s"
+    assert health and all(status == 200 for status in health)
+    metrics = http("GET", edge.url + "/metrics").raw.decode()
+    counted = [line for line in metrics.splitlines() if line.startswith("twobits_http_receive_timeouts_total")]
+    assert counted and float(counted[0].split()[-1]) >= len(attackers), counted
+
+
+def test_a_prompt_request_on_a_kept_alive_connection_is_not_cut(edge):
+    s = connect(edge)
+    try:
+        for _ in range(3):
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            status, _, _, _ = read_response_keep(s)
+            assert status == 200
+            time.sleep(0.5)  # idle below the 1 s deadline between requests
+    finally:
+        s.close()
+
+
+def read_response_keep(s):
+    data = b""
+    s.settimeout(5)
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        assert chunk, "closed"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    length = next((int(l.split(":")[1]) for l in lines if l.lower().startswith("content-length:")), 0)
+    while len(body) < length:
+        body += s.recv(65536)
+    return int(lines[0].split(" ")[1]), lines, body, False
+
+
+def test_per_ip_connection_cap_refuses_the_extra_connection_only_for_that_address(twobits_factory):
+    # Its own deployment with a long receive deadline, so the held connections stay open however slow the machine.
+    edge = twobits_factory(name="per-ip", extra={"server": {"receive_timeout_ms": 30000, "max_connections_per_ip": 16}})
+    held = [connect(edge, "127.0.0.3") for _ in range(16)]
+    try:
+        for s in held:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # incomplete: the connection stays open
+        time.sleep(0.2)
+        extra = connect(edge, "127.0.0.3")
+        try:
+            extra.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert is_closed(extra), "the 17th connection from one address was served"
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            extra.close()
+        assert http("GET", edge.url + "/healthz", timeout=5).status == 200
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_unauthenticated_body_is_refused_before_it_is_sent_and_memory_does_not_grow(edge):
+    head = (b"POST /v1/devices/validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 65000\r\n\r\n")
+    # The answer comes while the client has sent no body byte at all.
+    status, headers, body, closed = exchange(edge, head)
+    assert status == 401 and error_code(body) == "unauthorized"
+    assert headers.get("connection") == ["close"] and closed
+
+    # 200 clients each try to send 65,000 bytes without a key: nothing is buffered for them.
+    before = rss_kib(edge.server.pid)
+    sockets = []
+    for _ in range(200):
+        s = connect(edge, f"127.0.1.{1 + len(sockets) % 20}")  # 10 per address, under the per-IP cap
+        s.sendall(head)
+        sockets.append(s)
+    statuses = []
+    for s in sockets:
+        statuses.append(read_response(s)[0])
+        try:
+            s.sendall(b"x" * 65000)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+    after = rss_kib(edge.server.pid)
+    for s in sockets:
+        s.close()
+    print(f"unauthenticated bodies: RSS {before} KiB -> {after} KiB with 200 refused 65,000-byte uploads")
+    assert statuses == [401] * 200
+    assert after - before < 200 * 65000 // 1024 // 4, "the refused bodies were buffered"
+
+
+def test_wrong_role_and_wrong_media_type_are_refused_from_the_headers(edge):
+    key = edge.api_keys["marketing"].encode()
+    status, _, body, closed = exchange(edge, b"POST /v1/admin/bans HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key +
+                                       b"\r\nContent-Type: application/json\r\nContent-Length: 60000\r\n\r\n")
+    assert status == 403 and error_code(body) == "forbidden" and closed
+    status, _, body, closed = exchange(edge, b"POST /v1/admin/bans HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                                       edge.api_keys["ops"].encode() + b"\r\nContent-Type: text/plain\r\nContent-Length: 60000\r\n\r\n")
+    assert status == 415 and error_code(body) == "unsupported_media_type" and closed
+    status, _, body, closed = exchange(edge, b"POST /v1/nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 60000\r\n\r\n")
+    assert status == 404 and error_code(body) == "not_found" and closed
+
+
+@pytest.mark.parametrize("framing", [
+    b"Content-Length: 2\r\nContent-Length: 40\r\n",
+    b"Content-Length: 2\r\nContent-Length: 2\r\n",
+    b"Transfer-Encoding: chunked\r\nContent-Length: 2\r\n",
+    b"Content-Length: 2\r\nTransfer-Encoding: chunked\r\n",
+], ids=["two-different-lengths", "two-equal-lengths", "te-then-cl", "cl-then-te"])
+def test_smuggling_shapes_are_refused_and_the_connection_closed(edge, framing):
+    key = edge.api_keys["main"].encode()
+    raw = (b"POST /v1/devices/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key +
+           b"\r\nContent-Type: application/json\r\n" + framing + b"\r\n{}")
+    status, headers, body, closed = exchange(edge, raw)
+    assert status == 400 and error_code(body) == "bad_request"
+    assert headers.get("connection") == ["close"] and closed
+
+
+def test_nul_in_the_authorization_value_is_refused(edge):
+    key = edge.api_keys["ops"].encode()
+    ok = exchange(edge, b"GET /v1/admin/audit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key + b"\r\n\r\n")
+    assert ok[0] == 200
+    status, _, body, closed = exchange(edge, b"GET /v1/admin/audit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key + b"\x00junk\r\n\r\n")
+    assert status == 400 and error_code(body) == "bad_request" and closed
+    # The same with the NUL in the request line.
+    status, _, body, _ = exchange(edge, b"GET /v1/admin/audit\x00junk HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key + b"\r\n\r\n")
+    assert status == 400 and error_code(body) == "bad_request"
+
+
+def test_routing_is_on_the_raw_path(edge):
+    ops = {"Authorization": "Bearer " + edge.api_keys["ops"]}
+    assert http("GET", edge.url + "/v1/admin/audit", headers=ops).status == 200
+    encoded = http("GET", edge.url + "/v1%2fadmin%2faudit", headers=ops)
+    assert encoded.status == 404 and encoded.error_code == "not_found"
+    nul = http("DELETE", edge.url + "/v1/admin/debug-secrets/s2%00junk", headers=ops)
+    assert nul.status == 400 and nul.error_code == "bad_request"
+
+
+def test_query_parameters_are_decoded_by_the_server_and_capped(edge):
+    ops = {"Authorization": "Bearer " + edge.api_keys["ops"]}
+    # Decoded values still work (limit=%35 is limit=5).
+    page = http("GET", edge.url + "/v1/admin/audit?limit=%35", headers=ops)
+    assert page.status == 200, page
+    many = http("GET", edge.url + "/healthz?" + "&".join(f"p{i}=1" for i in range(300)), timeout=10)
+    assert many.status == 400 and many.error_code == "bad_request", many
+    nul = http("GET", edge.url + "/v1/admin/audit?limit=1%00", headers=ops)
+    assert nul.status == 400 and nul.error_code == "bad_request"
+
+
+def test_oversized_headers_and_targets_are_answered_in_json(edge):
+    status, _, body, closed = exchange(edge, b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 10000 + b"\r\n\r\n")
+    assert status == 431 and error_code(body) == "headers_too_large" and closed
+    status, _, body, closed = exchange(edge, b"GET /healthz?q=" + b"a" * 6000 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 414 and error_code(body) == "uri_too_long" and closed
+    status, _, body, closed = exchange(edge, b"POST /v1/devices/validate HTTP/1.1\r\nHost: x\r\nContent-Length: 70000\r\n\r\n")
+    assert status == 413 and error_code(body) == "payload_too_large" and closed
