@@ -3,7 +3,7 @@ import Testing
 import TwoBitsCrypto
 import TwoBitsService
 
-/// A ban's `reason` is bounded in characters and bytes and free of control characters.
+/// A ban's `reason` is bounded in code points (so in bytes) and free of control characters.
 @Suite("Reason limits")
 struct ReasonLimitTests {
     static func ban(_ h: ServiceHarness, reason: String) async throws -> ServiceHarness.Answer {
@@ -11,17 +11,16 @@ struct ReasonLimitTests {
         return try await h.post("/v1/admin/bans", body, key: "admin")
     }
 
-    @Test func reasonsAreCappedInBytesAsWellAsCharacters() async throws {
+    @Test func reasonsAreCappedInCodePointsWhichBoundsTheirBytes() async throws {
         let h = try ServiceHarness()
         let emoji = String(repeating: "😀", count: 499)
-        // 500 characters either way; 1,999 bytes pass, 2,001 do not.
-        let fits = emoji + "e\u{301}", over = emoji + "e\u{301}\u{301}"
-        #expect(fits.count == 500 && fits.utf8.count == 1_999)
-        #expect(over.count == 500 && over.utf8.count == 2_001)
+        // 500 code points (1,997 bytes) pass; 501 do not, though Swift counts both as 500 characters.
+        let fits = emoji + "e", over = emoji + "e\u{301}"
+        #expect(fits.unicodeScalars.count == 500 && over.unicodeScalars.count == 501 && over.count == 500)
         #expect(try await Self.ban(h, reason: fits).status == 202)
         let refused = try await Self.ban(h, reason: over)
         #expect(refused.status == 400 && refused.code == "bad_request", "\(refused.text)")
-        // 500 combining marks on one letter: one character, 1,001 bytes: fine; 60 KB of them: refused.
+        // 30,000 combining marks on one letter: one character, 60 KB: refused.
         let marks = "e" + String(repeating: "\u{301}", count: 30_000)
         #expect(marks.count == 1)
         #expect(try await Self.ban(h, reason: marks).status == 400)

@@ -23,21 +23,20 @@ extension RequestBody {
         }
     }
 
-    /// The longest `reason`, in characters and in UTF-8 bytes: 500 combining marks are one character
-    /// but 1,000 bytes each way round, so characters alone do not bound what the audit trail stores.
-    static let maxReasonCharacters = 500
-    static let maxReasonBytes = 2_000
+    /// The longest `reason`, in Unicode code points, as JSON Schema's `maxLength` counts them. Code points,
+    /// not Swift characters: 30,000 combining marks are one character but 60 KB; 500 code points are at
+    /// most 2,000 bytes of UTF-8, which bounds what one audit event stores.
+    static let maxReasonCodePoints = 500
 
-    /// A free-text `reason` of at most 500 characters and 2,000 UTF-8 bytes, without control
-    /// characters (C0, DEL): a NUL would cut it in storage, escapes would reach an admin's terminal.
+    /// A free-text `reason` of at most 500 code points, without control characters (C0, DEL): a NUL
+    /// would cut it in storage, escapes would reach an admin's terminal.
     func reason(required: Bool) throws(APIError) -> String? {
         guard let reason = try optionalString("reason"), !reason.isEmpty else {
             if required { throw .badRequest("reason is required (why this device is banned, for the audit trail)") }
             return nil
         }
-        // Unicode scalars, as JSON Schema's maxLength counts them (grapheme clusters would let combining marks through).
-        guard reason.unicodeScalars.count <= Self.maxReasonCharacters, reason.utf8.count <= Self.maxReasonBytes else {
-            throw .badRequest("reason is limited to \(Self.maxReasonCharacters) characters (Unicode code points) and \(Self.maxReasonBytes) bytes of UTF-8")
+        guard reason.unicodeScalars.count <= Self.maxReasonCodePoints else {
+            throw .badRequest("reason is limited to \(Self.maxReasonCodePoints) characters (Unicode code points)")
         }
         guard !reason.unicodeScalars.contains(where: Self.isControl) else {
             throw .badRequest("reason must not contain control characters (U+0000-U+001F, U+007F)")
