@@ -63,19 +63,3 @@ import TwoBitsCrypto
         #expect(Data(hexString: text) == nil)
     }
 }
-
-@Suite struct JSONValueTests {
-    @Test func keepsTypesApart() throws {
-        let value = try #require(JSONValue.parse(Data(#"{"a":true,"b":1,"c":"1","d":null,"e":1.5,"f":[1],"g":{"h":false}}"#.utf8)))
-        #expect(value["a"] == .bool(true))
-        #expect(value["b"] == .int(1))
-        #expect(value["c"] == .string("1"))
-        #expect(value["d"] == .null)
-        #expect(value["e"] == .double(1.5))
-        #expect(value["f"] == .array([.int(1)]))
-        #expect(value["g"]?["h"]?.boolValue == false)
-        #expect(value["a"]?.intValue == nil)
-        #expect(value["b"]?.boolValue == nil)
-        #expect(JSONValue.parse(Data("not json".utf8)) == nil)
-    }
-}

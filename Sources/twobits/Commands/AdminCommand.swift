@@ -90,7 +90,7 @@ enum AdminCommand {
     }
 
     static func humanReadable(_ action: String, _ response: HTTPClientResponse) -> String {
-        guard let value = JSONValue.parse(response.body) else { return "HTTP \(response.status): \(response.text)" }
+        guard let value = try? JSONValue.parse(response.body) else { return "HTTP \(response.status): \(response.text)" }
         if let error = value["error"] {
             return "error \(response.status) \(error["code"]?.stringValue ?? ""): \(error["message"]?.stringValue ?? "")"
         }
