@@ -194,6 +194,25 @@ extension Result where Failure == TokenVerifier.Failure {
         }
     }
 
+    /// A correctly signed token whose header or claims repeat a field is malformed: two parsers could
+    /// read two different values (the first or the last), so neither reading is trusted.
+    @Test func aCorrectlySignedTokenWithADuplicateClaimIsMalformed() throws {
+        try TokenFixture.with { f in
+            let exp = Int64(Date().timeIntervalSince1970) + 600
+            let claims = #"{"aud":"main-api","exp":\#(exp),"iat":\#(exp - 900),"iss":"twobits","jti":"x","sub":"s","tier":"devicecheck"}"#
+            let twoTiers = #"{"aud":"main-api","exp":\#(exp),"iat":\#(exp - 900),"iss":"twobits","jti":"x","sub":"s","tier":"devicecheck","tier":"debug"}"#
+            let twoAudiences = #"{"aud":"other","aud":"main-api","exp":\#(exp),"iat":\#(exp - 900),"iss":"twobits","jti":"x","sub":"s","tier":"devicecheck"}"#
+            #expect(f.verifier.verify(f.signByHand(claims: twoTiers)).failure == .malformed)
+            #expect(f.verifier.verify(f.signByHand(claims: twoAudiences)).failure == .malformed)
+            #expect(f.verifier.verify(f.signByHand(header: #"{"alg":"ES256","kid":"\#(f.key.kid)","alg":"ES256"}"#, claims: claims)).failure == .malformed)
+            // Deep nesting in a claim is refused by the parser's depth limit, not by time.
+            let deep = #"{"aud":"main-api","exp":\#(exp),"iat":\#(exp - 900),"iss":"twobits","jti":"x","sub":"s","tier":"devicecheck","x":\#(String(repeating: "[", count: 40) + String(repeating: "]", count: 40))}"#
+            #expect(f.verifier.verify(f.signByHand(claims: deep)).failure == .malformed)
+            // The control: the same claims once each verify.
+            #expect(f.verifier.verify(f.signByHand(claims: claims)).claims?.tier == .devicecheck)
+        }
+    }
+
     @Test func aCorrectlySignedTokenWithoutATierIsMalformedNeverAPass() throws {
         try TokenFixture.with { f in
             let exp = Int64(Date().timeIntervalSince1970) + 600
