@@ -34,6 +34,17 @@ import TwoBitsCrypto
         #expect(Data(base64URLEncoded: text) == nil)
     }
 
+    /// "Zg" is the only spelling of "f": "Zh".."Zv" differ only in bits past the last byte, and a JWS
+    /// whose signature is spelled another way must not verify as the same token.
+    @Test func rejectsNonZeroUnusedBits() {
+        #expect(Data(base64URLEncoded: "Zg") == Data("f".utf8))
+        #expect(Data(base64URLEncoded: "Zh") == nil)
+        #expect(Data(base64URLEncoded: "Zv") == nil)
+        #expect(Data(base64URLEncoded: "Zm8") == Data("fo".utf8))
+        #expect(Data(base64URLEncoded: "Zm9") == nil)
+        #expect(Data(base64URLEncoded: "Zm_") == nil)
+    }
+
     @Test func rejectsImpossibleLengths() {
         // A single leftover character can never encode a whole byte.
         #expect(Data(base64URLEncoded: "Zm9vY") == nil)
