@@ -3,8 +3,9 @@ import Tokens
 import TwoBitsCrypto
 
 /// JWS decoding and verification: a verifier never accepts a mutated valid token. One valid token is
-/// made at start with a key of its own; the input is read as edits to it (each 4 bytes: position, op,
-/// byte); the edited token verifies only when it is the original. The raw input, as a token, never verifies.
+/// made at start with a key of its own; the input is read as edits to it (4 bytes each: position, op,
+/// byte; a position with its high bit set counts from the end, where the signature is). The edited
+/// token verifies only when it is the original. The raw input, as a token, never verifies.
 enum JWSCheck {
     struct Fixture: Sendable {
         let token: [UInt8]
@@ -26,7 +27,9 @@ enum JWSCheck {
         var t = token
         var i = 0
         while i + 3 < input.count {
-            let position = (Int(input[i]) << 8 | Int(input[i + 1])) % (t.count + 1)
+            // The high bit counts the position from the end (the signature), the rest from the start.
+            let offset = Int(input[i] & 0x7F) << 8 | Int(input[i + 1])
+            let position = input[i] & 0x80 == 0 ? offset % (t.count + 1) : max(0, t.count - 1 - offset % (t.count + 1))
             let byte = input[i + 3]
             switch input[i + 2] % 4 {
             case 0 where position < t.count: t[position] = byte
