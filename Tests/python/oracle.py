@@ -174,7 +174,7 @@ def main():
         except Refused as e:
             expected = "refuse"
             if kind == "json" and plain:
-                note = "mapped: " + str(e).split(" %")[0][:24]
+                note = "mapped: " + str(e)
         if note:
             mapped[note] = mapped.get(note, 0) + 1
         ok = expected == verdict
