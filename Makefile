@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 
-.PHONY: deps build release run test test-swift test-python sanitize bench bench-smoke clean
+.PHONY: deps build release run test test-swift test-python sanitize fuzz bench bench-smoke clean
 
 deps:
 	@.ci/install-deps.sh --test
@@ -31,6 +31,10 @@ test-python:
 # The Swift suite under AddressSanitizer, then ThreadSanitizer (after proving TSan sees a deliberate race).
 sanitize: deps
 	@.ci/sanitize.sh
+
+# libFuzzer on every parser of untrusted input, FUZZ_SECONDS (default 60) each (Tests/Fuzz/README.md).
+fuzz: deps
+	@Tests/Fuzz/run.sh
 
 bench:
 	@.ci/install-deps.sh --bench

@@ -9,6 +9,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "twobits", targets: ["twobits"]),
+        // The fuzz checks, for the libFuzzer package in Tests/Fuzz (which depends on this one by path).
+        .library(name: "FuzzChecks", targets: ["FuzzChecks"]),
     ],
     targets: [
         // C libraries from Debian, reached through module maps.
@@ -44,12 +46,17 @@ let package = Package(
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
         .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),
 
+        // One property check per parser of untrusted input, shared by the fuzz targets and their replay test.
+        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheck", "Tokens", "HTTPServer", "TwoBitsService"],
+                path: "Tests/FuzzChecks"),
+
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "Locking"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "HTTPClient", "Locking"]),
         .testTarget(name: "DeviceCheckTests", dependencies: ["DeviceCheck", "Sandbox", "HTTPClient", "TwoBitsCrypto", "Locking"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Storage", "Locking"]),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Storage", "TwoBitsCrypto"]),
+        .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
             "TwoBitsService", "Sandbox", "HTTPClient", "DeviceCheck", "TwoBitsCrypto", "Tokens", "Locking",
         ]),

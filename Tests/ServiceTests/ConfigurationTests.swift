@@ -56,6 +56,22 @@ import TwoBitsService
         #expect(e?.problem.isEmpty == false)
     }
 
+    /// Issue 12 item 10: a key given twice was read as its first value. Now the file is refused, naming the key.
+    @Test func duplicateKeysAreRefusedNamingTheKey() {
+        let twice = config(#""team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8","environment":"development","environment":"production""#)
+        let e = error(twice)
+        #expect(e?.field == "")
+        #expect(e?.problem.contains(#"duplicate key "environment""#) == true, "\(e.map { "\($0)" } ?? "accepted")")
+        let topLevel = config() .dropLast() + #","database":"a.sqlite","database":"b.sqlite"}"#
+        #expect(error(String(topLevel))?.problem.contains(#"duplicate key "database""#) == true)
+        // Not JSON at all names the byte.
+        #expect(error(#"{"apple":{"team_id":01}}"#)?.problem == "the configuration is not valid JSON: a number with a leading zero at byte 20")
+        // A configuration may be bigger than a request: 5,000 values are fine.
+        let many = config(#""team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8""#,
+                          #""promotions":[{"id":"a","starts":"2026-01"}],"x":[\#(Array(repeating: "0", count: 5_000).joined(separator: ","))]"#)
+        #expect(error(many)?.field == "x")
+    }
+
     @Test func keyFileProblemsAreNamed() throws {
         let cases: [(String, String)] = [
             ("not a key", "not PEM"),

@@ -42,6 +42,13 @@ import TwoBitsService
             #expect(answer.code == code, "\(body): \(answer.text)")
             #expect(answer.json?["error"]?["message"]?.stringValue?.isEmpty == false)
         }
+        // The parser's reason reaches the client: a depth past the limit, a key given twice.
+        let nested = try await h.post(path, String(repeating: "[", count: 60_000))
+        #expect(nested.status == 400 && nested.code == "bad_request")
+        #expect(nested.json?["error"]?["message"]?.stringValue == "the body is not valid JSON: nesting deeper than 32 at byte 32")
+        let twice = try await h.post(path, #"{"device_token":"QUJD","device_token":"not base64!"}"#)
+        #expect(twice.status == 400 && twice.code == "bad_request")
+        #expect(twice.json?["error"]?["message"]?.stringValue == #"the body is not valid JSON: duplicate key "device_token" at byte 23"#)
         let big = try await h.post(path, #"{"device_token":""# + String(repeating: "A", count: 70_000) + #""}"#)
         #expect(big.status == 413)
         #expect(big.code == "payload_too_large")

@@ -57,7 +57,7 @@ import TwoBitsCrypto
     @Test func theJWKSetEncodesTheMembersAVerifierNeeds() throws {
         let jwk = JWK(publicKey: try P256PrivateKey(pem: Self.rfc7517KeyPEM).publicKey)
         let data = try JSONEncoder().encode(JWKSet(keys: [jwk]))
-        let object = try #require(JSONValue.parse(data)?.objectValue)
+        let object = try #require(try JSONValue.parse(data).objectValue)
         guard case .array(let keys)? = object["keys"] else { Issue.record("keys is not an array"); return }
         #expect(keys.count == 1)
         let key = try #require(keys.first?.objectValue)

@@ -125,8 +125,10 @@ extension Result where Failure == TokenVerifier.Failure {
             // Same header members, different bytes: the signature covers the encoded header.
             let header = Data(#"{"typ":"JWT","kid":"\#(f.key.kid)","alg":"ES256"}"#.utf8).base64URLEncodedString()
             #expect(f.verifier.verify([header, pieces[1], pieces[2]].joined(separator: ".")).failure == .badSignature)
-            // A truncated signature.
-            #expect(f.verifier.verify([pieces[0], pieces[1], String(pieces[2].dropLast(4))].joined(separator: ".")).failure == .badSignature)
+            // A truncated signature (re-encoded: cutting the text instead leaves unused bits set, which base64url refuses as malformed).
+            let original = try #require(Data(base64URLEncoded: pieces[2]))
+            #expect(f.verifier.verify([pieces[0], pieces[1], original.prefix(61).base64URLEncodedString()].joined(separator: ".")).failure == .badSignature)
+            #expect(f.verifier.verify([pieces[0], pieces[1], String(pieces[2].dropLast(4))].joined(separator: ".")).failure != nil)
         }
     }
 
@@ -190,6 +192,25 @@ extension Result where Failure == TokenVerifier.Failure {
             #expect(f.verifier.verify(f.signByHand(header: #"{"alg":"ES256","typ":"JWT"}"#, claims: claims)).failure == .malformed)
             #expect(f.verifier.verify(f.signByHand(header: #"{"alg":"ES256","kid":42}"#, claims: claims)).failure == .malformed)
             // The same claims with a proper header verify, so it is the header that was refused.
+            #expect(f.verifier.verify(f.signByHand(claims: claims)).claims?.tier == .devicecheck)
+        }
+    }
+
+    /// A correctly signed token whose header or claims repeat a field is malformed: two parsers could
+    /// read two different values (the first or the last), so neither reading is trusted.
+    @Test func aCorrectlySignedTokenWithADuplicateClaimIsMalformed() throws {
+        try TokenFixture.with { f in
+            let exp = Int64(Date().timeIntervalSince1970) + 600
+            let claims = #"{"aud":"main-api","exp":\#(exp),"iat":\#(exp - 900),"iss":"twobits","jti":"x","sub":"s","tier":"devicecheck"}"#
+            let twoTiers = #"{"aud":"main-api","exp":\#(exp),"iat":\#(exp - 900),"iss":"twobits","jti":"x","sub":"s","tier":"devicecheck","tier":"debug"}"#
+            let twoAudiences = #"{"aud":"other","aud":"main-api","exp":\#(exp),"iat":\#(exp - 900),"iss":"twobits","jti":"x","sub":"s","tier":"devicecheck"}"#
+            #expect(f.verifier.verify(f.signByHand(claims: twoTiers)).failure == .malformed)
+            #expect(f.verifier.verify(f.signByHand(claims: twoAudiences)).failure == .malformed)
+            #expect(f.verifier.verify(f.signByHand(header: #"{"alg":"ES256","kid":"\#(f.key.kid)","alg":"ES256"}"#, claims: claims)).failure == .malformed)
+            // Deep nesting in a claim is refused by the parser's depth limit, not by time.
+            let deep = #"{"aud":"main-api","exp":\#(exp),"iat":\#(exp - 900),"iss":"twobits","jti":"x","sub":"s","tier":"devicecheck","x":\#(String(repeating: "[", count: 40) + String(repeating: "]", count: 40))}"#
+            #expect(f.verifier.verify(f.signByHand(claims: deep)).failure == .malformed)
+            // The control: the same claims once each verify.
             #expect(f.verifier.verify(f.signByHand(claims: claims)).claims?.tier == .devicecheck)
         }
     }

@@ -53,7 +53,7 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
             let text = trimmed(body)
             if text == AppleResponseBody.bitStateNotFound || text == AppleResponseBody.bitStateNotFoundDocumented { return .neverSet }
         }
-        guard let json = JSONValue.parse(body),
+        guard let json = try? JSONValue.parse(body),
               let bit0 = json["bit0"]?.boolValue, let bit1 = json["bit1"]?.boolValue,
               let month = json["last_update_time"]?.stringValue.flatMap(YearMonth.init)
         else { throw .unavailable(.unparseable("query answered 200 with an unrecognised body")) }

@@ -50,7 +50,7 @@ extension AppleSandbox {
             }
         }
 
-        guard let body = JSONValue.parse(request.body)?.objectValue else { return .text(400, AppleResponseBody.badDeviceToken) }
+        guard let body = (try? JSONValue.parse(request.body))?.objectValue else { return .text(400, AppleResponseBody.badDeviceToken) }
         guard let token = body["device_token"]?.stringValue, !token.isEmpty else { return .text(400, AppleResponseBody.badDeviceToken) }
         guard let transaction = body["transaction_id"]?.stringValue, !transaction.isEmpty else {
             return .text(400, "Missing or incorrectly formatted transaction id")

@@ -51,7 +51,7 @@ extension AppleSandbox {
     func controlSeedDevice(_ request: HTTPRequest) -> HTTPResponse {
         let id = request.parameters["id"] ?? ""
         guard var current = device(id) else { return controlError(404, "unknown device") }
-        guard let body = JSONValue.parse(request.body)?.objectValue else { return controlError(400, "body must be a JSON object") }
+        guard let body = (try? JSONValue.parse(request.body))?.objectValue else { return controlError(400, "body must be a JSON object") }
         if let v = body["bit0"] { guard let b = v.boolValue else { return controlError(400, "bit0 must be a boolean") }; current.bits.bit0 = b }
         if let v = body["bit1"] { guard let b = v.boolValue else { return controlError(400, "bit1 must be a boolean") }; current.bits.bit1 = b }
         if let v = body["last_update_time"] {
@@ -66,7 +66,11 @@ extension AppleSandbox {
 
     func controlMintTokens(_ request: HTTPRequest) -> HTTPResponse {
         let id = request.parameters["id"] ?? ""
-        let body = JSONValue.parse(request.body)?.objectValue ?? [:]
+        let body: [String: JSONValue]
+        if request.body.isEmpty { body = [:] } else {
+            guard let object = (try? JSONValue.parse(request.body))?.objectValue else { return controlError(400, "body must be a JSON object") }
+            body = object
+        }
         let count = Int(body["count"]?.intValue ?? 1)
         guard (1...10_000).contains(count) else { return controlError(400, "count must be 1-10000") }
         var environment: AppleEnvironment?
@@ -84,7 +88,7 @@ extension AppleSandbox {
     }
 
     func controlInjectFault(_ request: HTTPRequest) -> HTTPResponse {
-        guard let fault = try? JSONDecoder().decode(Fault.self, from: request.body) else {
+        guard let fault = (try? JSONValue.parse(request.body)).flatMap(Fault.init(json:)) else {
             return controlError(400, #"expected {"kind":"status|timeout|drop","count":N,"status"?,"endpoint"?,"delay_ms"?,"apply"?}"#)
         }
         if let e = fault.endpoint, AppleEndpoint(rawValue: e) == nil { return controlError(400, "unknown endpoint \(e)") }
@@ -93,7 +97,7 @@ extension AppleSandbox {
     }
 
     func controlSetLatency(_ request: HTTPRequest) -> HTTPResponse {
-        guard let ms = JSONValue.parse(request.body)?["milliseconds"]?.intValue, ms >= 0, ms <= 600_000 else {
+        guard let ms = (try? JSONValue.parse(request.body))?["milliseconds"]?.intValue, ms >= 0, ms <= 600_000 else {
             return controlError(400, #"expected {"milliseconds": 0-600000}"#)
         }
         setLatency(milliseconds: Int(ms))

@@ -31,7 +31,7 @@ public struct TokenVerifier: Sendable {
         guard let key = keys[kid] else { return .failure(.unknownKey) }
         guard key.verifyES256(signature: parts.signature, message: parts.signingInput) else { return .failure(.badSignature) }
         // A missing or unknown tier makes the token invalid, never unrestricted.
-        guard let claims = try? JSONDecoder().decode(FallbackTokenClaims.self, from: parts.claimsJSON) else { return .failure(.malformed) }
+        guard let claims = FallbackTokenClaims(claims: parts.claims) else { return .failure(.malformed) }
         guard claims.iss == issuer else { return .failure(.wrongIssuer) }
         guard claims.aud == audience else { return .failure(.wrongAudience) }
         guard Int64(now.timeIntervalSince1970) < claims.exp else { return .failure(.expired) }

@@ -13,22 +13,21 @@ public enum JWS {
     public struct Parts: Sendable {
         public let header: [String: JSONValue]
         public let claims: [String: JSONValue]
-        /// The claims exactly as sent, for decoding into a typed claim set.
-        public let claimsJSON: Data
         public let signingInput: Data
         public let signature: Data
     }
 
-    /// Splits and decodes a compact JWS; nil when it is not three base64url parts whose first two are JSON objects.
+    /// Splits and decodes a compact JWS; nil when it is not three base64url parts whose first two are
+    /// JSON objects (parsed strictly: a duplicate claim or header field makes the token malformed).
     public static func decode(_ token: String) -> Parts? {
         let pieces = token.split(separator: ".", omittingEmptySubsequences: false)
         guard pieces.count == 3,
               let h = Data(base64URLEncoded: String(pieces[0])),
               let c = Data(base64URLEncoded: String(pieces[1])),
               let s = Data(base64URLEncoded: String(pieces[2])),
-              let header = JSONValue.parse(h)?.objectValue,
-              let claims = JSONValue.parse(c)?.objectValue
+              let header = (try? JSONValue.parse(h))?.objectValue,
+              let claims = (try? JSONValue.parse(c))?.objectValue
         else { return nil }
-        return Parts(header: header, claims: claims, claimsJSON: c, signingInput: Data((pieces[0] + "." + pieces[1]).utf8), signature: s)
+        return Parts(header: header, claims: claims, signingInput: Data((pieces[0] + "." + pieces[1]).utf8), signature: s)
     }
 }

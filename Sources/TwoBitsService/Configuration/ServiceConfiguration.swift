@@ -78,7 +78,11 @@ public struct ServiceConfiguration: Sendable {
 
     /// Parses configuration JSON. Relative file paths are resolved against `baseDirectory`.
     public static func parse(_ data: Data, environment: [String: String] = [:], baseDirectory: String = ".") throws(ConfigurationError) -> ServiceConfiguration {
-        guard var root = JSONValue.parse(data) else { throw ConfigurationError("", "the configuration is not valid JSON") }
+        var root: JSONValue
+        do { root = try JSONValue.parse(data, limits: .configuration) } catch {
+            // Names the duplicate key, or the byte where the file stops being JSON.
+            throw ConfigurationError("", "the configuration is not valid JSON: \(error)")
+        }
         for (variable, path) in environmentOverrides {
             if let value = environment[variable], !value.isEmpty { root = root.setting(path, to: .string(value)) }
         }

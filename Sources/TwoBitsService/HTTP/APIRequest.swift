@@ -17,7 +17,8 @@ public struct APIRequest: Sendable {
 
     /// The body as a JSON object.
     public func jsonBody() throws(APIError) -> RequestBody {
-        guard let value = JSONValue.parse(http.body) else { throw .badRequest("the body is not valid JSON") }
+        let value: JSONValue
+        do { value = try JSONValue.parse(http.body) } catch { throw .badRequest("the body is not valid JSON: \(error)") }
         guard case .object(let object) = value else { throw .badRequest("the body must be a JSON object") }
         return RequestBody(fields: object)
     }

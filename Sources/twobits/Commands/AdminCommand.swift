@@ -112,7 +112,7 @@ enum AdminCommand {
     }
 
     static func humanReadable(_ action: String, _ response: HTTPClientResponse) -> String {
-        guard let value = JSONValue.parse(response.body) else { return "HTTP \(response.status): \(TerminalText.escaped(response.text))" }
+        guard let value = try? JSONValue.parse(response.body) else { return "HTTP \(response.status): \(TerminalText.escaped(response.text))" }
         if let error = value["error"] {
             return "error \(response.status) \(TerminalText.escaped(error["code"]?.stringValue ?? "")): \(TerminalText.escaped(error["message"]?.stringValue ?? ""))"
         }

@@ -101,7 +101,7 @@ final class ServiceHarness: Sendable {
         if body != nil, let contentType { h.append(("Content-Type", contentType)) }
         let response = try await client.send(HTTPClientRequest(method: method, url: base + path, headers: h,
                                                                body: body.map { Data($0.utf8) }, timeoutMilliseconds: 20_000))
-        return Answer(status: response.status, json: JSONValue.parse(response.body), text: response.text, response: response)
+        return Answer(status: response.status, json: try? JSONValue.parse(response.body), text: response.text, response: response)
     }
 
     func post(_ path: String, _ body: String, key: String? = "all", headers: [(String, String)] = []) async throws -> Answer {

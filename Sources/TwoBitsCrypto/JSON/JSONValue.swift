@@ -1,26 +1,20 @@
-import Foundation
-
 /// Any JSON value, decoded without losing the difference between `true`, `1` and `"1"`.
-/// Used wherever a type must be checked strictly (JWS headers, Apple request bodies).
-public enum JSONValue: Codable, Equatable, Sendable {
+/// Used wherever a type must be checked strictly (request bodies, JWS headers and claims, Apple's
+/// answers, the configuration file).
+///
+/// Read with `JSONValue.parse` (strict RFC 8259, linear time, limits in `JSONLimits`); write with
+/// `serialized()`. It is `Encodable` for `HTTPResponse.json`, but deliberately not `Decodable`:
+/// Foundation's decoder accepts duplicate keys and costs cubic time on nested input.
+public enum JSONValue: Encodable, Equatable, Sendable {
     case null
     case bool(Bool)
+    /// A number without fraction or exponent that fits `Int64`.
     case int(Int64)
+    /// Any other number (finite).
     case double(Double)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null; return }
-        if let b = try? c.decode(Bool.self) { self = .bool(b); return }
-        if let i = try? c.decode(Int64.self) { self = .int(i); return }
-        if let d = try? c.decode(Double.self) { self = .double(d); return }
-        if let s = try? c.decode(String.self) { self = .string(s); return }
-        if let a = try? c.decode([JSONValue].self) { self = .array(a); return }
-        self = .object(try c.decode([String: JSONValue].self))
-    }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.singleValueContainer()
@@ -35,11 +29,6 @@ public enum JSONValue: Codable, Equatable, Sendable {
         }
     }
 
-    /// Parses JSON bytes; nil when they are not JSON.
-    public static func parse(_ data: Data) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: data)
-    }
-
     public subscript(key: String) -> JSONValue? {
         if case .object(let o) = self { return o[key] }
         return nil
@@ -49,4 +38,5 @@ public enum JSONValue: Codable, Equatable, Sendable {
     public var boolValue: Bool? { if case .bool(let b) = self { return b }; return nil }
     public var intValue: Int64? { if case .int(let i) = self { return i }; return nil }
     public var objectValue: [String: JSONValue]? { if case .object(let o) = self { return o }; return nil }
+    public var arrayValue: [JSONValue]? { if case .array(let a) = self { return a }; return nil }
 }
