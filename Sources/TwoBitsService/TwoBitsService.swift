@@ -113,6 +113,9 @@ public final class TwoBitsService: Sendable {
         } catch {
             if case .storage(let e) = error { logger.log(.error, "could not reconcile interrupted Apple writes", ["detail": .string(e.message)]) }
         }
+        // Warnings come before the port opens, so a client (or a test) that sees the service ready has them in the log.
+        for warning in configuration.operatorWarnings() { logger.log(.warning, warning.message, ["path": .string(warning.path)]) }
+        fallbackTokens?.warnAboutDebugSecrets()
         do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
         logger.log(.info, "listening", [
             "address": .string("\(configuration.listenHost):\(server.port)"),
@@ -121,9 +124,7 @@ public final class TwoBitsService: Sendable {
             "open_files_limit": .int(server.limits.openFiles.soft), "max_connections": .int(server.limits.maxConnections),
             "max_connections_per_ip": .int(configuration.server.maxConnectionsPerIP),
         ])
-        for warning in configuration.operatorWarnings() { logger.log(.warning, warning.message, ["path": .string(warning.path)]) }
         logger.flush()
-        fallbackTokens?.warnAboutDebugSecrets()
     }
 
     /// The bound port.
