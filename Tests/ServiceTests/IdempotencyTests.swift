@@ -1,5 +1,6 @@
 import DeviceCheck
 import Foundation
+import Sandbox
 import Testing
 import TwoBitsCrypto
 
@@ -64,6 +65,21 @@ import TwoBitsCrypto
         #expect(again.body == refused.body)
         #expect(again.header("Idempotent-Replayed") == "true")
         #expect(Self.appleCalls(h) == calls)
+        await h.close()
+    }
+
+    @Test func aTransientFailureIsNotStoredSoTheRetryRuns() async throws {
+        // A 503 is not a final answer: the key is given back, and the retry with it reaches Apple and claims.
+        let h = try ServiceHarness(apple: ["timeout_ms": "400"])
+        let device = h.freshDevice()
+        h.sandbox.inject(Fault(kind: .status, status: 503, count: 1_000))
+        let unavailable = try Self.claim(h, "spring", token: device.token, key: "k-503")
+        #expect(unavailable.status == 503)
+        h.sandbox.clearFaults()
+        let retry = try Self.claim(h, "spring", token: device.token, key: "k-503")
+        #expect(retry.status == 200)
+        #expect(retry.header("Idempotent-Replayed") == nil)
+        #expect(h.sandbox.device(device.id)?.updates == 1)
         await h.close()
     }
 
