@@ -34,7 +34,7 @@ struct PolicyModelTests {
 
     @Test(arguments: seeds) func randomSequencesAgreeWithTheModel(seed: UInt64) async throws {
         let plan = Plan.random(seed: seed, steps: Self.steps)
-        guard let mismatch = try await Self.run(plan) else { return }
+        guard let mismatch = try await Self.run(plan, summary: true) else { return }
         let shrunk = try await Self.shrink(plan, mismatch)
         Issue.record(Comment(rawValue: """
             policy and model disagree (seed \(seed), \(plan.ops.count) operations, shrunk to \(shrunk.plan.ops.count)):
@@ -109,36 +109,52 @@ struct PolicyModelTests {
             case 3: layout = .counter(banAt: Int.random(in: 1...3, using: &rng))
             default: layout = .roles(bit0: "promotion", bit1: "unused")
             }
-            let staleAfter: Int? = Bool.random(using: &rng) ? Int.random(in: 1...6, using: &rng) : nil
+            let staleAfter: Int? = Int.random(in: 0..<3, using: &rng) > 0 ? Int.random(in: 1...6, using: &rng) : nil
             var campaigns: [PolicyModel.Campaign] = []
             let promotionBits: [Int]
             if case .roles(let b0, let b1) = layout { promotionBits = (b0 == "promotion" ? [0] : []) + (b1 == "promotion" ? [1] : []) } else { promotionBits = [] }
             for bit in promotionBits {
                 // Back-to-back or gapped campaigns on the bit; the last one open-ended or not.
-                var start = Int.random(in: -3...2, using: &rng)
-                for n in 0..<Int.random(in: 1...4, using: &rng) {
-                    let open = n == 3 || Int.random(in: 0..<4, using: &rng) == 0
-                    let end: Int? = open ? nil : start + Int.random(in: 0...5, using: &rng)
+                var start = Int.random(in: -2...1, using: &rng)
+                for n in 0..<Int.random(in: 2...5, using: &rng) {
+                    let open = n == 4 || (n >= 2 && Int.random(in: 0..<3, using: &rng) == 0)
+                    let end: Int? = open ? nil : start + Int.random(in: 0...6, using: &rng)
                     campaigns.append(.init(id: "p\(bit)-\(n)", starts: start, ends: end, bit: bit))
                     guard let end else { break }
-                    start = end + 1 + Int.random(in: 0...3, using: &rng)
+                    start = end + 1 + Int.random(in: 0...2, using: &rng)
                 }
             }
             let devices = 4
             let installs = ["inst-0", "inst-1", "inst-2", "inst-3", "inst-4"]
-            let promotionIDs = campaigns.map(\.id) + ["unknown-promo"]
+            // An unknown promotion id now and then.
+            func promotionID(_ rng: inout SplitMix64) -> String {
+                campaigns.isEmpty || Int.random(in: 0..<10, using: &rng) == 0 ? "unknown-promo" : campaigns.randomElement(using: &rng)!.id
+            }
             var ops: [Op] = []
+            // Weights per layout, so most operations mean something under it (a few still probe notEnabled).
+            let counter: Bool
+            if case .counter = layout { counter = true } else { counter = false }
+            let weights: [(Int, String)] = counter
+                ? [(3, "claim"), (2, "eligibility"), (8, "ban"), (12, "order"), (15, "admit"), (54, "register"), (6, "advance")]
+                : [(36, "claim"), (10, "eligibility"), (8, "ban"), (10, "order"), (25, "admit"), (3, "register"), (8, "advance")]
+            let total = weights.reduce(0) { $0 + $1.0 }
             for _ in 0..<steps {
                 let d = Int.random(in: 0..<devices, using: &rng)
                 let install: String? = Int.random(in: 0..<5, using: &rng) == 0 ? nil : installs.randomElement(using: &rng)!
-                switch Int.random(in: 0..<100, using: &rng) {
-                case 0..<22: ops.append(.claim(device: d, promotion: promotionIDs.randomElement(using: &rng)!))
-                case 22..<30: ops.append(.eligibility(device: d, promotion: promotionIDs.randomElement(using: &rng)!))
-                case 30..<38: ops.append(.ban(device: d, ban: Bool.random(using: &rng)))
-                case 38..<48: ops.append(.order(install: installs.randomElement(using: &rng)!, ban: Int.random(in: 0..<3, using: &rng) > 0))
-                case 48..<62: ops.append(.admit(device: d, install: install))
-                case 62..<88: ops.append(.register(device: d, install: install))
-                default: ops.append(.advance(months: Int.random(in: 1...3, using: &rng)))
+                var pick = Int.random(in: 0..<total, using: &rng)
+                var kind = ""
+                for (weight, name) in weights {
+                    if pick < weight { kind = name; break }
+                    pick -= weight
+                }
+                switch kind {
+                case "claim": ops.append(.claim(device: d, promotion: promotionID(&rng)))
+                case "eligibility": ops.append(.eligibility(device: d, promotion: promotionID(&rng)))
+                case "ban": ops.append(.ban(device: d, ban: Bool.random(using: &rng)))
+                case "order": ops.append(.order(install: installs.randomElement(using: &rng)!, ban: Bool.random(using: &rng)))
+                case "admit": ops.append(.admit(device: d, install: install))
+                case "register": ops.append(.register(device: d, install: install))
+                default: ops.append(.advance(months: Int.random(in: 1...2, using: &rng)))
                 }
             }
             return Plan(seed: seed, layout: layout, staleAfter: staleAfter, campaigns: campaigns, devices: devices, ops: ops)
@@ -155,11 +171,16 @@ struct PolicyModelTests {
     // MARK: Running a plan
 
     /// Runs the plan against a fresh sandbox and ledger and the model; the first difference, or nil.
-    static func run(_ plan: Plan) async throws -> Mismatch? {
+    static func run(_ plan: Plan, summary: Bool = false) async throws -> Mismatch? {
         var result: Mismatch?
         try await withPolicy({ _ in .standard }) { h in
             var runner = try Runner(plan: plan, harness: h)
             result = try await runner.run()
+            if summary {
+                // What the sequence exercised, so a reader can see the seeds reach the interesting cases.
+                let kinds = runner.outcomeKinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                print("policy model: seed \(plan.seed), \(plan.layout), stale \(plan.staleAfter.map(String.init) ?? "none"), months 0...\(runner.model.month): \(kinds)")
+            }
         }
         return result
     }
@@ -199,6 +220,8 @@ struct PolicyModelTests {
         var policy: BitPolicy
         var ids: [String]
         var trace: [String] = []
+        /// How many outcomes of each kind (the text before the first parenthesis) the run saw.
+        var outcomeKinds: [String: Int] = [:]
 
         init(plan: Plan, harness: PolicyHarness) throws {
             self.plan = plan
@@ -233,6 +256,7 @@ struct PolicyModelTests {
             for (step, op) in plan.ops.enumerated() {
                 let expected = apply(op)
                 let actual = try await perform(op)
+                outcomeKinds[String(actual.prefix { $0 != "(" }) + (actual.hasPrefix("install") && actual.contains("banned: true") ? "(banned)" : ""), default: 0] += 1
                 trace.append("  \(step): \(op) -> model \(expected)\(actual == expected ? "" : ", policy \(actual)")")
                 if actual != expected {
                     return Mismatch(step: step, difference: "outcome: model \(expected), policy \(actual)", trace: trace)
@@ -255,7 +279,7 @@ struct PolicyModelTests {
             case .register(let d, let i): return model.register(d, i)
             case .advance(let k):
                 model.month += k
-                return "v\(model.month)"
+                return "advanced(v\(model.month))"
             }
         }
 
@@ -295,7 +319,7 @@ struct PolicyModelTests {
                         h.sandbox.seed(id, bits: d.bits, lastUpdated: stamp.adding(months: -k))
                     }
                     policy = makePolicy()
-                    return "v\(model.month)"
+                    return "advanced(v\(model.month))"
                 }
             } catch {
                 switch error {
