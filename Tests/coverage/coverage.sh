@@ -7,6 +7,7 @@
 # Debian's LLVM is too old for its profiles) and prints line coverage per product module with the
 # toolchain's llvm-cov. The per-file report is written to .build-cov/coverage/report.txt.
 # A failing test does not stop the run (its coverage still counts); the exit status says whether any failed.
+# COVERAGE_SUITES="swift python" (default) picks the suites to run again; the other's profiles are kept.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 SWIFT=${SWIFT:-swift}
@@ -17,18 +18,25 @@ PROFILES=$OUT/profiles
 
 "$SWIFT" build --build-tests --enable-code-coverage --scratch-path "$SCRATCH" || exit 2
 BIN=$("$SWIFT" build --enable-code-coverage --scratch-path "$SCRATCH" --show-bin-path)
-rm -rf "$OUT" && mkdir -p "$PROFILES"
+SUITES=${COVERAGE_SUITES:-swift python}
+mkdir -p "$PROFILES"
 failed=0
 
-echo "== Swift suite (instrumented)"
-LLVM_PROFILE_FILE="$PWD/$PROFILES/swift-%p.profraw" \
-    "$SWIFT" test --skip-build --no-parallel --scratch-path "$SCRATCH" > "$OUT/swift-tests.log" 2>&1 || { failed=1; echo "   some Swift tests failed: $OUT/swift-tests.log"; }
-grep -E "^(✔|✘) Test run|Executed [0-9]+ tests" "$OUT/swift-tests.log" | tail -2
+if [[ " $SUITES " == *" swift "* ]]; then
+    echo "== Swift suite (instrumented)"
+    rm -f "$PROFILES"/swift-*.profraw
+    LLVM_PROFILE_FILE="$PWD/$PROFILES/swift-%p.profraw" \
+        "$SWIFT" test --skip-build --no-parallel --scratch-path "$SCRATCH" > "$OUT/swift-tests.log" 2>&1 || { failed=1; echo "   some Swift tests failed: $OUT/swift-tests.log"; }
+    grep -E "(✔|✘) Test run" "$OUT/swift-tests.log" | tail -1
+fi
 
-echo "== Python suites against $BIN/twobits (instrumented)"
-LLVM_PROFILE_FILE="$PWD/$PROFILES/python-%p.profraw" TWOBITS_BIN="$PWD/$BIN/twobits" \
-    python3 -m pytest -q -p no:cacheprovider Tests/python > "$OUT/python-tests.log" 2>&1 || { failed=1; echo "   some Python tests failed: $OUT/python-tests.log"; }
-tail -1 "$OUT/python-tests.log"
+if [[ " $SUITES " == *" python "* ]]; then
+    echo "== Python suites against $BIN/twobits (instrumented)"
+    rm -f "$PROFILES"/python-*.profraw
+    LLVM_PROFILE_FILE="$PWD/$PROFILES/python-%p.profraw" TWOBITS_BIN="$BIN/twobits" \
+        python3 -m pytest -q -p no:cacheprovider Tests/python > "$OUT/python-tests.log" 2>&1 || { failed=1; echo "   some Python tests failed: $OUT/python-tests.log"; }
+    tail -1 "$OUT/python-tests.log"
+fi
 
 shopt -s nullglob
 raw=("$PROFILES"/*.profraw)

@@ -14,9 +14,11 @@ later builds are incremental), builds once, then for each mutant:
    against the release binary); only if they all pass, the whole Swift suite and the whole Python suite;
 5. records killed / survived and the first failing test, restores the file (and touches again).
 
-Usage: mutate.py [--list] [--only ID[,ID...]] [--jobs 1] [--hints-only] [--no-baseline] [--workdir DIR]
-A mutant's hints are first run once on the unmutated copy (the baseline): a hint that fails there would
-"kill" every mutant for nothing, so the run stops.
+Usage: mutate.py [--list] [--only ID[,ID...]] [--catalogue core.json] [--jobs 1] [--hints-only] [--no-baseline]
+                 [--baseline-python] [--workdir DIR] [--report FILE]
+The Swift hints of the selected mutants are first run once on the unmutated copy (the baseline): a hint
+that fails there would "kill" every mutant for nothing, so the run stops. Swift hints run before pytest
+hints, so a mutant a Swift test kills never costs a release build.
 """
 import argparse
 import glob
@@ -103,13 +105,16 @@ def run(cmd, cwd, timeout, env=None):
 
 
 def first_failure(output):
-    """The first failing test named in swift-testing, XCTest or pytest output."""
-    for pattern in (r"✘ Test (\S.*?) (?:recorded an issue|failed)", r"Test Case '([^']+)' failed", r"^FAILED (\S+)",
-                    r"^ERROR (\S+)", r"error: (.*)"):
-        m = re.search(pattern, output, re.M)
-        if m:
-            return m.group(1)[:120]
-    return "(no test named; see log)"
+    """The failing tests named in swift-testing, XCTest or pytest output: the first, and how many others."""
+    names = []
+    for pattern in (r"✘ Test (\S.*?) (?:recorded an issue|failed)", r"Test Case '([^']+)' failed", r"^FAILED (\S+)", r"^ERROR (\S+)"):
+        for m in re.finditer(pattern, output, re.M):
+            if m.group(1) not in names:
+                names.append(m.group(1))
+    if not names:
+        m = re.search(r"error: (.*)", output)
+        return m.group(1)[:120] if m else "(no test named; see log)"
+    return names[0][:100] + (f" (+{len(names) - 1} more)" if len(names) > 1 else "")
 
 
 class Workspace:
@@ -246,6 +251,7 @@ def main():
     parser.add_argument("--jobs", type=int, default=1, help="mutants at a time (only 1: the build folder is shared)")
     parser.add_argument("--hints-only", action="store_true", help="do not run the whole suites when the hints pass")
     parser.add_argument("--no-baseline", action="store_true", help="skip running the hints on the unmutated copy first")
+    parser.add_argument("--baseline-python", action="store_true", help="also run the pytest hints on the unmutated copy (a release build)")
     parser.add_argument("--allow-empty", action="store_true", help="a Swift filter matching no test is not an error")
     parser.add_argument("--workdir", default=os.environ.get("MUTATE_WORKDIR", "/tmp/twobits-mutate"))
     parser.add_argument("--report", help="write the results as JSON to this file")
@@ -281,7 +287,8 @@ def main():
         return 2
     if not args.no_baseline:
         swift = sorted({t for e in entries for t in split_hints(e["tests"])[0]})
-        python = sorted({t for e in entries for t in split_hints(e["tests"])[1]})
+        # Python hints need a release build; they are checked only with --baseline-python.
+        python = sorted({t for e in entries for t in split_hints(e["tests"])[1]}) if args.baseline_python else []
         log(f"baseline: {len(swift)} Swift filters, {len(python)} pytest ids on the unmutated copy")
         failure = run_hints(ws, swift, python, "baseline")
         if failure:
