@@ -142,6 +142,20 @@ import TwoBitsCrypto
         await h.close()
     }
 
+    @Test func anotherRouteDoesNotUseTheKey() async throws {
+        // Only the claim route takes Idempotency-Key (docs/openapi.yaml); on eligibility it is ignored:
+        // neither a replay of the claim nor a conflict.
+        let h = try ServiceHarness()
+        let device = h.freshDevice()
+        #expect(try Self.claim(h, "spring", token: device.token, key: "k-route").status == 200)
+        let other = try RawAnswer.post(port: h.service.port, path: "/v1/promotions/spring/eligibility", body: #"{"device_token":"\#(device.token)"}"#,
+                                       headers: [("Authorization", "Bearer " + h.keys["marketing"]!), ("Idempotency-Key", "k-route")])
+        #expect(other.status == 200)
+        #expect(other.header("Idempotent-Replayed") == nil)
+        #expect(other.json?["reason"]?.stringValue == "already_claimed")
+        await h.close()
+    }
+
     @Test func keysArePerClient() async throws {
         // docs/openapi.yaml: the key is "scoped to the client". Another client's identical key is another
         // request: it is neither replayed nor refused as a conflict, it runs.
