@@ -12,6 +12,36 @@ import TwoBitsCrypto
         return try await h.post("/v1/installs", #"{"device_token":"\#(token)"\#(id)}"#, key: "mainapi")
     }
 
+    @Test func everyRouteRefusesAClientWithoutItsRoleBeforeCallingApple() async throws {
+        let h = try ServiceHarness()
+        let token = h.freshDevice().token
+        let body = #"{"device_token":"\#(token)"}"#
+        // (method, path, body, role the route needs); each is tried with every client lacking that role.
+        let routes: [(String, String, String?, String)] = [
+            ("POST", "/v1/promotions/spring/claim", body, "marketing"),
+            ("POST", "/v1/promotions/spring/eligibility", body, "marketing"),
+            ("POST", "/v1/installs", body, "mainapi"),
+            ("POST", "/v1/fallback-tokens", body, "mainapi"),
+            ("POST", "/v1/fallback-tokens/verify", #"{"token":"x"}"#, "mainapi"),
+            ("POST", "/v1/admin/bans", #"{"device_token":"\#(token)","reason":"r"}"#, "admin"),
+            ("POST", "/v1/admin/unbans", body, "admin"),
+            ("POST", "/v1/admin/devices/state", body, "admin"),
+            ("GET", "/v1/admin/bans/pending", nil, "admin"),
+            ("GET", "/v1/admin/audit", nil, "admin"),
+            ("POST", "/v1/admin/debug-secrets", #"{"name":"n"}"#, "admin"),
+            ("GET", "/v1/admin/debug-secrets", nil, "admin"),
+        ]
+        for (method, path, payload, owner) in routes {
+            for client in ["marketing", "mainapi", "admin"] where client != owner {
+                let answer = try await h.request(method, path, key: client, body: payload)
+                #expect(answer.status == 403, "\(client) \(method) \(path): \(answer.status)")
+                #expect(answer.code == "forbidden", "\(client) \(method) \(path)")
+            }
+        }
+        #expect(h.sandbox.counters.calls.values.reduce(0, +) == 0, "no refused request reached Apple")
+        await h.close()
+    }
+
     @Test func theFourthRegistrationBansAndTheFifthIsRefused() async throws {
         let h = try ServiceHarness(extra: Self.counter)
         let device = h.freshDevice()
