@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 
-.PHONY: deps build release run test test-swift test-python sanitize fuzz bench bench-smoke clean
+.PHONY: deps build release run test test-swift test-python sanitize fuzz mutate coverage bench bench-smoke clean
 
 deps:
 	@.ci/install-deps.sh --test
@@ -35,6 +35,15 @@ sanitize: deps
 # libFuzzer on every parser of untrusted input, FUZZ_SECONDS (default 60) each (Tests/Fuzz/README.md).
 fuzz: deps
 	@Tests/Fuzz/run.sh
+
+# Plants each mutant of Tests/mutation/*.json in a copy under /tmp and checks a test kills it (long; not in CI).
+# MUTATE_ARGS: e.g. --only core.stale-boundary, --list, --hints-only.
+mutate: deps
+	nice -n 10 python3 Tests/mutation/mutate.py $(MUTATE_ARGS)
+
+# Line coverage per product module, Swift and Python suites together (.build-cov; report in .build-cov/coverage/).
+coverage: deps
+	@nice -n 10 Tests/coverage/coverage.sh
 
 bench:
 	@.ci/install-deps.sh --bench

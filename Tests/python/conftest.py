@@ -376,3 +376,20 @@ def twobits(twobits_factory, request):
     """The default deployment; `@pytest.mark.parametrize("twobits", [{...options}], indirect=True)` changes it."""
     options = getattr(request, "param", None) or {}
     return twobits_factory(**options)
+
+
+# `make coverage` runs these suites against an instrumented binary: a process writes its profile
+# (LLVM_PROFILE_FILE) only when it exits normally, so at teardown ask first (SIGTERM), kill after 10 s.
+if os.environ.get("LLVM_PROFILE_FILE"):
+    def _stop_politely(self):
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+
+    Deployment.stop = _stop_politely
