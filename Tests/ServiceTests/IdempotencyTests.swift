@@ -211,7 +211,7 @@ struct RawAnswer {
     let status: Int
     let headers: [(String, String)]
     let body: Data
-    var json: JSONValue? { JSONValue.parse(body) }
+    var json: JSONValue? { try? JSONValue.parse(body) }
 
     func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
 
