@@ -51,10 +51,12 @@ let package = Package(
                 path: "Tests/FuzzChecks"),
 
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
-        .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "Locking"]),
+        // Test support shared by the test targets: child processes through posix_spawn.
+        .target(name: "ChildProcess", dependencies: ["TwoBitsCrypto"], path: "Tests/ChildProcess"),
+        .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "Locking", "ChildProcess"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "HTTPClient", "Locking"]),
-        .testTarget(name: "DeviceCheckTests", dependencies: ["DeviceCheck", "Sandbox", "HTTPClient", "TwoBitsCrypto", "Locking"]),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Storage", "Locking"]),
+        .testTarget(name: "DeviceCheckTests", dependencies: ["DeviceCheck", "Sandbox", "HTTPClient", "TwoBitsCrypto", "Locking", "ChildProcess"]),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Storage", "Locking", "ChildProcess"]),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Storage", "TwoBitsCrypto"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [

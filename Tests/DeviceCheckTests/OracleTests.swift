@@ -1,4 +1,5 @@
 import DeviceCheck
+import ChildProcess
 import Foundation
 import Testing
 import TwoBitsCrypto
@@ -146,12 +147,12 @@ struct JSONTextGenerator {
     }
 
     /// Writes the cases, runs the oracle, returns its exit status and output.
-    static func check(_ cases: [Case]) async throws -> Subprocess.Result {
+    static func check(_ cases: [Case]) async throws -> ChildProcess.Result {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("twobits-oracle-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         try Data(cases.map(\.line).joined().utf8).write(to: dir.appendingPathComponent("cases.txt"))
-        return try await Subprocess.run(["python3", script, dir.path])
+        return try await ChildProcess.run(["python3", script, dir.path])
     }
 
     static func seed() -> UInt64 {

@@ -1,6 +1,7 @@
 import FuzzChecks
 import Foundation
 import Testing
+import TwoBitsCrypto
 
 /// Replays every file of Tests/Fuzz/Corpus/<target>/ through its fuzz check (deterministic, seconds):
 /// the seeds, the minimized finds, and every crash turned into a regression file stay checked in `make test`.
@@ -22,7 +23,7 @@ import Testing
         let clock = ContinuousClock()
         let elapsed = try clock.measure {
             for file in files {
-                let input = Array(try Data(contentsOf: file))
+                let input = try FileBytes.read(file.path)
                 if let failure = target.check(input) { Issue.record("\(target.rawValue)/\(file.lastPathComponent): \(failure)") }
             }
         }

@@ -1,3 +1,4 @@
+import ChildProcess
 import DeviceCheck
 import Foundation
 import Policy
@@ -33,12 +34,8 @@ struct HostileStorageTests {
     }
 
     static func chattr(_ flag: String, _ paths: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
-        process.arguments = [flag] + paths.filter { FileManager.default.fileExists(atPath: $0) }
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "chattr \(flag) failed (the read-only case needs root on ext4)")
+        let result = try ChildProcess.runBlocking(["chattr", flag] + paths.filter { FileManager.default.fileExists(atPath: $0) })
+        try #require(result.status == 0, "chattr \(flag) failed (the read-only case needs root on ext4): \(result.output)")
     }
 
     static func damage(_ damage: Damage, _ h: PolicyHarness) throws {

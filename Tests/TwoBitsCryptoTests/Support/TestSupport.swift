@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import TwoBitsCrypto
 
@@ -69,69 +70,7 @@ enum TestSupport {
     }
 
     private static func runBlocking(_ arguments: [String], in directory: URL, environment: [String: String]) throws -> CommandResult {
-        // The child writes to a file, not a pipe: FileHandle.readDataToEndOfFile traps on EINTR (a `try!`
-        // inside Foundation), and this process gets signals while other tests run.
-        let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("twobits-cmd-\(UUID().uuidString).out")
-        defer { try? FileManager.default.removeItem(at: outputURL) }
-        let env = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
-        // `cd "$0" && exec "$@"`: the working directory without posix_spawn_file_actions_addchdir_np.
-        let argv = ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, directory.path] + arguments
-        let status = try spawnAndWait(argv: argv, environment: env, outputPath: outputURL.path)
-        let bytes = (try? FileBytes.read(outputURL.path)) ?? []
-        return CommandResult(status: status, output: String(decoding: bytes, as: UTF8.self))
+        let result = try ChildProcess.runBlocking(arguments, in: directory.path, environment: environment)
+        return CommandResult(status: result.status, output: result.output)
     }
-
-    struct SpawnError: Error, CustomStringConvertible {
-        let call: String
-        let code: Int32
-        var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
-    }
-
-    #if os(Linux)
-    /// posix_spawn + waitpid, because Foundation's `Process.run()` on Linux (Swift 6.3.1) over-reads a
-    /// buffer while listing /proc/self/fd and crashes intermittently when the process has many file
-    /// descriptors open — which it does while the other suites' servers and clients run
-    /// (swiftlang/swift-corelibs-foundation#5472). Returns the exit status (128 + signal when killed).
-    private static func spawnAndWait(argv: [String], environment: [String: String], outputPath: String) throws -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        // (Other descriptors without FD_CLOEXEC are inherited; the children are short-lived and ignore them.)
-
-        let cArgv = argv.map { strdup($0) } + [nil]
-        let cEnv = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer {
-            cArgv.forEach { free($0) }
-            cEnv.forEach { free($0) }
-        }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArgv, cEnv)
-        guard spawned == 0 else { throw SpawnError(call: "posix_spawn", code: spawned) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { throw SpawnError(call: "waitpid", code: errno) }
-        }
-        let signal = status & 0x7f
-        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
-    }
-    #else
-    private static func spawnAndWait(argv: [String], environment: [String: String], outputPath: String) throws -> Int32 {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: argv[0])
-        process.arguments = Array(argv.dropFirst())
-        process.environment = environment
-        guard FileManager.default.createFile(atPath: outputPath, contents: nil),
-              let output = FileHandle(forWritingAtPath: outputPath) else { throw CocoaError(.fileWriteUnknown) }
-        defer { try? output.close() }
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-    #endif
 }
