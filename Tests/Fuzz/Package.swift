@@ -16,8 +16,11 @@ let package = Package(
     name: "TwoBitsFuzz",
     platforms: [.macOS(.v15)],
     dependencies: [.package(path: "../..")],
-    targets: targets.map { name in
-        .executableTarget(name: name, dependencies: [.product(name: "FuzzChecks", package: root.lastPathComponent)], path: "Sources/\(name)")
+    targets: [
+        .target(name: "FuzzDriver", dependencies: [.product(name: "FuzzChecks", package: root.lastPathComponent)], path: "Sources/FuzzDriver"),
+    ] + targets.map { name in
+        .executableTarget(name: name, dependencies: ["FuzzDriver", .product(name: "FuzzChecks", package: root.lastPathComponent)],
+                          path: "Sources/\(name)")
     },
     swiftLanguageModes: [.v6]
 )

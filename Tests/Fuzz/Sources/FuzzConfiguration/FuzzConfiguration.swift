@@ -1,23 +1,12 @@
 import FuzzChecks
-
-// libFuzzer's entry points (recipe: docs in Tests/Fuzz/README.md). SwiftPM links an executable with
-// `--defsym main=FuzzConfiguration_main`, so that symbol hands control to libFuzzer's driver.
-
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ body: @convention(c) (UnsafeRawPointer?, Int) -> CInt) -> CInt
+import FuzzDriver
 
 @_cdecl("FuzzConfiguration_main")
 public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, fuzzOne)
+    runLibFuzzer(argc, argv, fuzzOne)
 }
 
-/// libFuzzer's callback (its archive's own `main` refers to this name too, so it must exist).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOne(_ start: UnsafeRawPointer?, _ size: Int) -> CInt {
-    FuzzTarget.configuration.fuzz(start ?? UnsafeRawPointer(bitPattern: 1)!, start == nil ? 0 : size)
-    return 0
+    fuzz(.configuration, start, size)
 }
