@@ -38,6 +38,8 @@ struct PolicyModel {
     var devices: [Device]
     /// Pending orders by install id: true = ban, false = unban.
     var pending: [String: Bool] = [:]
+    /// The last order applied through each install id (true = ban), whatever the device.
+    var lastApplied: [String: Bool] = [:]
 
     init(layout: Layout, staleAfter: Int?, campaigns: [Campaign], deviceCount: Int) {
         self.layout = layout
@@ -145,12 +147,15 @@ struct PolicyModel {
     }
 
     /// `admit`: pending order for the install applied first (then removed), then banned devices refused.
+    /// A pending unban lifts only a ban of its own kind: the device is banned and the last order applied
+    /// through that install id was a ban; otherwise it stays pending and nothing is written.
     mutating func admit(_ i: Int, _ install: String?) -> (outcome: String, applied: Bool?) {
         guard hasBanMeaning else { return ("admitted(validated only)", nil) }
         var applied: Bool?
-        if let install, let ban = pending[install] {
+        if let install, let ban = pending[install], ban || (banned(devices[i]) && lastApplied[install] == true) {
             write(i, banBits(devices[i], banned: ban))
             pending[install] = nil
+            lastApplied[install] = ban
             applied = ban
         }
         let a = applied.map { $0 ? "ban" : "unban" } ?? "nil"
