@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Locking
 import Testing
 
@@ -26,14 +27,33 @@ import Testing
 /// Built only by `make sanitize` (-DTSAN_PROBE) and run on its own: a deliberate data race that
 /// ThreadSanitizer must report, proving the sanitizer run can see races at all.
 @Suite struct ThreadSanitizerProbe {
-    final class Unguarded: @unchecked Sendable { var value = 0 }
+    /// Plain memory: no reference counting between the racing writes that could order them.
+    struct Unguarded: @unchecked Sendable { let pointer: UnsafeMutablePointer<Int> }
 
     @Test func deliberateRaceIsReported() {
-        let shared = Unguarded()
-        DispatchQueue.concurrentPerform(iterations: 4) { _ in
-            for _ in 0..<1_000 { shared.value += 1 }
+        // Two threads of their own (concurrentPerform may run every iteration on the calling thread when the
+        // machine is busy), both alive before either writes (each says it is ready, then waits for "go"),
+        // and writing for 200 ms each, so that their writes overlap in time even on a busy machine: TSan
+        // reliably reports a race it sees happen, less reliably one whose first thread has already exited.
+        let shared = Unguarded(pointer: .allocate(capacity: 1))
+        shared.pointer.initialize(to: 0)
+        defer { shared.pointer.deallocate() }
+        let ready = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        for _ in 0..<2 {
+            Thread {
+                ready.signal()
+                go.wait()
+                let end = ContinuousClock.now + .milliseconds(200)
+                while ContinuousClock.now < end {
+                    for _ in 0..<100 { shared.pointer.pointee += 1 }
+                }
+                done.signal()
+            }.start()
         }
-        #expect(shared.value > 0)
+        for _ in 0..<2 { ready.wait() }
+        for _ in 0..<2 { go.signal() }
+        for _ in 0..<2 { done.wait() }
+        #expect(shared.pointer.pointee > 0)
     }
 }
 #endif
