@@ -44,3 +44,16 @@ public final class Lock<State>: @unchecked Sendable {
         return try body(&state)
     }
 }
+
+extension Lock where State == Void {
+    /// Runs `body` holding the lock, for a lock that guards state kept elsewhere (a C handle and its
+    /// caches). No `inout` access to the empty state: ThreadSanitizer places that access at the object's
+    /// own address and would report another thread's (unlocked, harmless) read of the object header as a race.
+    @inlinable
+    public func withLock<Result, Failure: Error>(_ body: () throws(Failure) -> Result) throws(Failure) -> Result {
+        let rc = pthread_mutex_lock(mutex)
+        precondition(rc == 0, "pthread_mutex_lock failed: \(rc)")
+        defer { pthread_mutex_unlock(mutex) }
+        return try body()
+    }
+}

@@ -13,6 +13,17 @@ import Testing
         #expect(counter.withLock { $0 } == 80_000)
     }
 
+    /// A lock with no state of its own guards state kept elsewhere (as SQLiteConnection's guards its C handle).
+    @Test func aLockWithoutStateGuardsStateKeptElsewhere() {
+        final class Counter: @unchecked Sendable { var value = 0 }
+        let lock = Lock(())
+        let counter = Counter()
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            for _ in 0..<10_000 { lock.withLock { counter.value += 1 } }
+        }
+        #expect(lock.withLock { counter.value } == 80_000)
+    }
+
     /// Typed errors thrown inside the critical section come out unchanged, and the lock is released.
     @Test func throwingBodyReleasesTheLock() {
         struct Refused: Error, Equatable {}

@@ -59,7 +59,7 @@ public final class SQLiteConnection: @unchecked Sendable {
 
     /// Runs statements that return no rows.
     public func execute(_ sql: String) throws(SQLiteError) {
-        try lock.withLock { _ throws(SQLiteError) in
+        try lock.withLock { () throws(SQLiteError) in
             try verifyFileIdentity()
             var error: UnsafeMutablePointer<CChar>?
             let rc = sqlite3_exec(handle, sql, nil, nil, &error)
@@ -74,7 +74,7 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// Runs one statement with bound values and returns its rows.
     @discardableResult
     public func query(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> [SQLiteRow] {
-        try lock.withLock { _ throws(SQLiteError) in
+        try lock.withLock { () throws(SQLiteError) in
             try verifyFileIdentity()
             return try run(sql, values)
         }
@@ -82,7 +82,7 @@ public final class SQLiteConnection: @unchecked Sendable {
 
     /// Runs `body` inside one transaction (BEGIN IMMEDIATE … COMMIT), rolling back on error.
     public func transaction<T>(_ body: (SQLiteTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        try lock.withLock { _ throws(SQLiteError) -> T in
+        try lock.withLock { () throws(SQLiteError) -> T in
             try verifyFileIdentity()
             try run("BEGIN IMMEDIATE", [])
             do throws(SQLiteError) {
