@@ -102,9 +102,9 @@ import TwoBitsService
         let h = try ServiceHarness()
         let echoed = try await h.request("GET", "/healthz", key: nil, headers: [("X-Request-Id", "abc-123")])
         #expect(echoed.response.status == 200)
+        await h.close() // request lines are written in batches; closing flushes them
         let lines = h.logLines.withLock { $0 }
         #expect(lines.contains { $0.contains(#""request_id":"abc-123""#) })
-        await h.close()
     }
 
     @Test func logsNeverContainTokensKeysOrJWTs() async throws {
@@ -117,6 +117,7 @@ import TwoBitsService
         let issued = try await h.post("/v1/fallback-tokens", #"{"device_token":"\#(h.sandbox.mintToken(for: device.id)!)"}"#, key: "mainapi")
         _ = try await h.post("/v1/devices/validate", body, key: "tb_not_a_key")
         #expect(issued.status == 403) // banned
+        await h.close() // request lines are written in batches; closing flushes them
         let log = h.logLines.withLock { $0.joined() }
         #expect(!log.isEmpty)
         #expect(!log.contains(String(device.token.prefix(40))))
@@ -124,7 +125,6 @@ import TwoBitsService
         #expect(!log.contains("tb_not_a_key"))
         #expect(!log.contains("eyJ")) // no JWT of any kind
         #expect(!log.contains("PRIVATE KEY"))
-        await h.close()
     }
 
     @Test func metricsCountRequestsAndAppleCalls() async throws {
