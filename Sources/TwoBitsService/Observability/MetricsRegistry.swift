@@ -32,12 +32,6 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
-    /// Sets a gauge.
-    public func set(_ name: String, _ help: String, labels: [(String, String)] = [], to value: Double) {
-        let key = Self.render(labels)
-        families.withLock { f in f[name, default: Family(help: help, type: "gauge")].samples[key] = value }
-    }
-
     /// Records one observation in a histogram with the latency buckets.
     public func observe(_ name: String, _ help: String, labels: [(String, String)] = [], _ value: Double) {
         let key = Self.render(labels)
@@ -49,11 +43,6 @@ public final class MetricsRegistry: Sendable {
             hist.count += 1
             h[name, default: [:]][key] = hist
         }
-    }
-
-    /// A counter's current value (tests and the admin CLI).
-    public func value(_ name: String, labels: [(String, String)] = []) -> Double {
-        families.withLock { $0[name]?.samples[Self.render(labels)] ?? 0 }
     }
 
     /// The exposition text.
