@@ -44,23 +44,7 @@ import TwoBitsCrypto
 
     /// Sends one POST /v1/devices/validate and returns the raw response text.
     func rawExchange(port: UInt16, body: String, key: String) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard rc == 0 else { throw POSIXError(.ECONNREFUSED) }
         let request = "POST /v1/devices/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(key)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-        _ = request.withCString { send(fd, $0, strlen($0), 0) }
-        var received = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            received += buffer[0..<n]
-        }
-        return String(decoding: received, as: UTF8.self)
+        return String(decoding: try RawHTTP.exchange(port: port, request: request), as: UTF8.self)
     }
 }

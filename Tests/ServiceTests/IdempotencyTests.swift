@@ -216,31 +216,10 @@ struct RawAnswer {
     func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name.lowercased() }?.1 }
 
     static func post(port: UInt16, path: String, body: String, headers: [(String, String)]) throws -> RawAnswer {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_port = port.bigEndian
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let rc = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard rc == 0 else { throw POSIXError(.ECONNREFUSED) }
         var request = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         request += "\r\n" + body
-        let bytes = Array(request.utf8)
-        var sent = 0
-        while sent < bytes.count {
-            let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-            guard n > 0 else { throw POSIXError(.EPIPE) }
-            sent += n
-        }
-        var received = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            received += buffer[0..<n]
-        }
+        let received = try RawHTTP.exchange(port: port, request: request)
         // Split head and body at the first blank line; the body is everything after (Connection: close).
         let separator: [UInt8] = [13, 10, 13, 10]
         guard let cut = (0...(max(0, received.count - 4))).first(where: { Array(received[$0..<min($0 + 4, received.count)]) == separator }) else {
