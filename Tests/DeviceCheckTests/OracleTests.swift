@@ -1,23 +1,9 @@
 import DeviceCheck
 import ChildProcess
 import Foundation
+import SeededRandom
 import Testing
 import TwoBitsCrypto
-
-/// A small seeded generator (SplitMix64), so a failing run can be repeated exactly.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
-    mutating func pick<T>(_ items: [T]) -> T { items[Int.random(in: 0..<items.count, using: &self)] }
-}
 
 /// Random JSON texts (valid ones, written by hand in varied spellings) and malformed variants of them.
 struct JSONTextGenerator {

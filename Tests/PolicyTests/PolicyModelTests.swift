@@ -1,5 +1,6 @@
 import DeviceCheck
 import Foundation
+import SeededRandom
 import Policy
 import Sandbox
 import Storage
@@ -99,7 +100,7 @@ struct PolicyModelTests {
         }
 
         static func random(seed: UInt64, steps: Int) -> Plan {
-            var rng = SplitMix64(seed: seed)
+            var rng = SeededRandom(seed: seed)
             // Every seed modulo 5 picks a layout, so the fixed seeds cover them all.
             let layout: PolicyModel.Layout
             switch seed % 5 {
@@ -127,7 +128,7 @@ struct PolicyModelTests {
             let devices = 4
             let installs = ["inst-0", "inst-1", "inst-2", "inst-3", "inst-4"]
             // An unknown promotion id now and then.
-            func promotionID(_ rng: inout SplitMix64) -> String {
+            func promotionID(_ rng: inout SeededRandom) -> String {
                 campaigns.isEmpty || Int.random(in: 0..<10, using: &rng) == 0 ? "unknown-promo" : campaigns.randomElement(using: &rng)!.id
             }
             var ops: [Op] = []
@@ -346,18 +347,5 @@ struct PolicyModelTests {
             if pending != model.pending { return "pending orders: model \(model.pending.sorted { $0.key < $1.key }), ledger \(pending.sorted { $0.key < $1.key })" }
             return nil
         }
-    }
-}
-
-/// A small seeded generator (SplitMix64), so a seed replays the same sequence.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
