@@ -21,7 +21,7 @@ public final class HTTPServer: @unchecked Sendable {
     let shuttingDown: @Sendable (HTTPRequest) -> HTTPResponse
     let onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)?
     let refused: @Sendable (HTTPRefusal, HTTPRequest) -> HTTPResponse
-    let headCheck: (@Sendable (HTTPRequest) -> HTTPResponse?)?
+    let headCheck: (@Sendable (inout HTTPRequest) -> HTTPResponse?)?
     let onReceiveTimeouts: (@Sendable (Int) -> Void)?
     /// Open connections and their receive deadlines, over every loop; also the per-IP and global caps.
     let connections = ConnectionTracker()
@@ -54,7 +54,8 @@ public final class HTTPServer: @unchecked Sendable {
     ///   - refused: the answer to a request the edge refuses (framing, NUL bytes, sizes); it is sent
     ///     with `Connection: close`. The default is the JSON error envelope.
     ///   - headCheck: decides from the request line and headers alone (the request has no body yet):
-    ///     an answer refuses the request before any body byte is read, nil lets it through.
+    ///     an answer refuses the request before any body byte is read, nil lets it through. It may set
+    ///     `request.context`, which the handler and the server's own answers then see.
     ///   - onAnswered: called once per request with the answer actually sent (for logs and metrics).
     ///   - onReceiveTimeouts: called with how many connections a receive scan just closed (slow clients).
     public init(configuration: HTTPServerConfiguration,
@@ -63,7 +64,7 @@ public final class HTTPServer: @unchecked Sendable {
                 deadlineExpired: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(503, "Service Unavailable") },
                 shuttingDown: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(503, "Service Unavailable") },
                 refused: @escaping @Sendable (HTTPRefusal, HTTPRequest) -> HTTPResponse = { refusal, _ in refusal.response },
-                headCheck: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
+                headCheck: (@Sendable (inout HTTPRequest) -> HTTPResponse?)? = nil,
                 onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)? = nil,
                 onReceiveTimeouts: (@Sendable (Int) -> Void)? = nil,
                 handler: @escaping Handler) {
