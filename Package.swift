@@ -18,14 +18,18 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // epoll, eventfd and the monotonic clock (glibc headers only, nothing to link).
+        .systemLibrary(name: "CEventLoop"),
 
         // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see (docs/architecture.md).
         .target(name: "Locking"),
+        // One thread, one epoll set, a Swift TaskExecutor: the runtime every request runs on.
+        .target(name: "EventLoops", dependencies: ["CEventLoop", "Locking"]),
 
         // Layer 1: thin Swift wrappers over the C libraries.
         .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL"]),
-        .target(name: "HTTPClient", dependencies: ["CCurl", "Locking"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Locking"]),
+        .target(name: "HTTPClient", dependencies: ["CCurl", "EventLoops", "Locking"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "EventLoops", "Locking"]),
         .target(name: "Storage", dependencies: ["CSQLite", "Locking"]),
 
         // Layer 2: Apple's DeviceCheck API, and an emulator of it.
@@ -55,7 +59,7 @@ let package = Package(
         .target(name: "ChildProcess", dependencies: ["TwoBitsCrypto"], path: "Tests/ChildProcess"),
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
         .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "Locking", "ChildProcess"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "HTTPClient", "Locking"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "HTTPClient", "EventLoops", "Locking"]),
         .testTarget(name: "DeviceCheckTests", dependencies: ["DeviceCheck", "Sandbox", "HTTPClient", "TwoBitsCrypto", "Locking", "ChildProcess", "SeededRandom"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Storage", "Locking", "ChildProcess", "SeededRandom"]),
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "Storage", "TwoBitsCrypto"]),

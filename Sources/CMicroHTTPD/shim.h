@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <string.h>
 #include <stdint.h>
+#include <unistd.h>
 #include <microhttpd.h>
 
 typedef enum MHD_Result (*twobits_mhd_access_fn)(void *cls, struct MHD_Connection *connection,
@@ -29,16 +30,18 @@ static inline size_t twobits_mhd_keep_escaped(void *cls, struct MHD_Connection *
 
 /// What the daemon enforces itself, besides the callbacks.
 struct twobits_mhd_limits {
-    unsigned int thread_pool_size;
-    unsigned int connection_limit;
-    unsigned int per_ip_connection_limit;  /* 0: no cap */
+    unsigned int connection_limit;         /* this daemon's connections (one daemon per event loop) */
     unsigned int connection_timeout_s;     /* an *idle* timeout: every byte restarts it */
     size_t memory_limit;                   /* per-connection pool: request line, headers, read buffer */
 };
 
-/// Starts a daemon bound to an IPv4 address (dotted quad) and port (0 picks a free one).
+typedef enum MHD_Result (*twobits_mhd_accept_fn)(void *cls, const struct sockaddr *addr, socklen_t addrlen);
+
+/// Starts a daemon bound to an IPv4 address (dotted quad) and port (0 picks a free one), run by the
+/// caller's event loop (no thread of its own: see twobits_mhd_loop_flags). The listening socket has
+/// SO_REUSEPORT, so one daemon per loop can share the port and the kernel spreads connections over them.
 static inline struct MHD_Daemon *twobits_mhd_start(unsigned int flags, const char *ipv4, uint16_t port,
-    twobits_mhd_access_fn access, void *access_cls, twobits_mhd_completed_fn completed, void *completed_cls,
+    twobits_mhd_accept_fn accept_policy, twobits_mhd_access_fn access, twobits_mhd_completed_fn completed,
     twobits_mhd_uri_log_fn uri_log, twobits_mhd_notify_connection_fn notify_connection, void *cls,
     struct twobits_mhd_limits limits)
 {
@@ -47,19 +50,61 @@ static inline struct MHD_Daemon *twobits_mhd_start(unsigned int flags, const cha
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
     if (inet_pton(AF_INET, ipv4, &addr.sin_addr) != 1) return NULL;
-    return MHD_start_daemon(flags, port, NULL, NULL, access, access_cls,
+    return MHD_start_daemon(flags, port, accept_policy, cls, access, cls,
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, cls,
         MHD_OPTION_URI_LOG_CALLBACK, uri_log, cls,
         MHD_OPTION_NOTIFY_CONNECTION, notify_connection, cls,
         MHD_OPTION_UNESCAPE_CALLBACK, twobits_mhd_keep_escaped, (void *)NULL,
-        MHD_OPTION_THREAD_POOL_SIZE, limits.thread_pool_size,
         MHD_OPTION_CONNECTION_LIMIT, limits.connection_limit,
-        MHD_OPTION_PER_IP_CONNECTION_LIMIT, limits.per_ip_connection_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, limits.connection_timeout_s,
         MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.memory_limit,
         MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)4096,
         MHD_OPTION_END);
+}
+
+/// 1 when nothing listens on ipv4:port. The daemons bind with SO_REUSEPORT, which would let them
+/// share a port with another process that set it too: this plain bind (no SO_REUSEPORT) fails against
+/// any listener, so a busy port is refused as it always was.
+static inline int twobits_port_is_free(const char *ipv4, uint16_t port) {
+    struct sockaddr_in addr;
+    memset(&addr, 0, sizeof(addr));
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port);
+    if (inet_pton(AF_INET, ipv4, &addr.sin_addr) != 1) return 0;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return 0;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one); /* a TIME_WAIT is not a listener */
+    int free = bind(fd, (struct sockaddr *)&addr, sizeof addr) == 0;
+    close(fd);
+    return free;
+}
+
+/// The IPv4 address of a peer as one number (0 for another family).
+static inline uint32_t twobits_mhd_ipv4(const struct sockaddr *addr) {
+    if (addr == NULL || addr->sa_family != AF_INET) return 0;
+    return ((const struct sockaddr_in *)addr)->sin_addr.s_addr;
+}
+
+/// The peer address of a connection, or NULL.
+static inline const struct sockaddr *twobits_mhd_client_address(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
+/// The daemon's own epoll set, for the event loop's epoll set, or -1.
+static inline int twobits_mhd_epoll_fd(struct MHD_Daemon *d) {
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_EPOLL_FD);
+    return info == NULL ? -1 : info->epoll_fd;
+}
+
+/// Milliseconds until the daemon needs MHD_run for a timeout (0: it has work now), or -1 for none.
+static inline long long twobits_mhd_timeout(struct MHD_Daemon *d) {
+    MHD_UNSIGNED_LONG_LONG ms = 0;
+    if (MHD_get_timeout(d, &ms) != MHD_YES) return -1;
+    return (long long)ms;
 }
 
 /// The connection's socket, or -1.
@@ -85,9 +130,10 @@ static inline uint16_t twobits_mhd_bound_port(struct MHD_Daemon *d) {
     return info == NULL ? 0 : info->port;
 }
 
-/// epoll on internal threads, suspend/resume for async handlers, and the fast path.
-static inline unsigned int twobits_mhd_async_flags(void) {
-    return (unsigned int)(MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO);
+/// epoll driven by the caller's event loop (no internal thread), suspend/resume for async handlers,
+/// and the fast path.
+static inline unsigned int twobits_mhd_loop_flags(void) {
+    return (unsigned int)(MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO);
 }
 
 typedef enum MHD_Result (*twobits_mhd_kv_fn)(void *cls, enum MHD_ValueKind kind, const char *key, const char *value);

@@ -1,105 +1,75 @@
 import CCurl
+import EventLoops
 import Foundation
 import Locking
 
 /// An async HTTP client on libcurl's multi interface.
 ///
-/// One dedicated thread drives every transfer with `curl_multi_socket_action` over epoll; callers
-/// suspend on a continuation and hold no thread while they wait, so thousands of calls can be in
-/// flight at once, and a wake-up costs in proportion to the sockets that are ready.
+/// A call made on an event loop runs on that loop's own multi handle, its sockets in the loop's epoll
+/// set: the request that made the call is resumed on the same thread, with no hop (docs/architecture.md).
+/// A call made anywhere else (a command, a test) runs on the client's own loop thread, started on first
+/// use. Callers suspend on a continuation and hold no thread while they wait; a cancelled caller's
+/// transfer is taken out of curl at once.
 public final class CurlHTTPClient: @unchecked Sendable {
-    private struct Shared {
-        var pending: [CurlTransfer] = []
+    private let multis: CurlMultiRegistry
+    private let ownLoop = Lock<OwnLoop>(OwnLoop())
+
+    private struct OwnLoop {
+        var loop: EventLoop?
         var running = true
     }
 
-    // Touched by the transfer thread only.
-    private let multi: UnsafeMutableRawPointer
-    private let loop = CurlEventLoop()
-    private let shared = Lock(Shared())
-
     /// - Parameters:
-    ///   - maxConnectionsPerHost: the most connections opened to one host (HTTP/2 multiplexes within them).
-    ///   - maxTotalConnections: the size of the connection cache.
+    ///   - maxConnectionsPerHost: the most connections one loop opens to one host (HTTP/2 multiplexes within them).
+    ///   - maxTotalConnections: the size of each loop's connection cache.
     public init(maxConnectionsPerHost: Int = 64, maxTotalConnections: Int = 256) {
         Self.globalInit
-        guard let multi = curl_multi_init() else { fatalError("curl_multi_init failed") }
-        self.multi = multi
-        twobits_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
-        twobits_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, maxTotalConnections)
-        twobits_multi_setopt_long(multi, CURLMOPT_PIPELINING, 2) // CURLPIPE_MULTIPLEX
-        loop.install(on: multi)
-        let t = Thread { [self] in self.run() }
-        t.name = "twobits-curl"
-        t.stackSize = 1 << 20
-        t.start()
+        multis = CurlMultiRegistry(maxConnectionsPerHost: maxConnectionsPerHost, maxTotalConnections: maxTotalConnections)
     }
+
+    deinit { shutdown() }
 
     private static let globalInit: Void = { curl_global_init(3) }() // CURL_GLOBAL_ALL
 
     /// Performs one request. Never throws for an HTTP status: any status is a response.
     public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
-        let result: Result<HTTPClientResponse, HTTPClientError> = await withCheckedContinuation { continuation in
-            guard let transfer = CurlTransfer(request: request, completion: { continuation.resume(returning: $0) }) else {
-                continuation.resume(returning: .failure(.connectionFailed("curl_easy_init failed")))
-                return
+        if Task.isCancelled { throw .cancelled }
+        guard let loop = EventLoop.current ?? sharedLoop() else { throw .shutDown }
+        guard let transfer = CurlTransfer(request: request) else { throw .connectionFailed("curl_easy_init failed") }
+        let multis = self.multis
+        let result: Result<HTTPClientResponse, HTTPClientError> = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                transfer.completion = { continuation.resume(returning: $0) }
+                if loop.inLoop {
+                    multis.multi(on: loop).add(transfer)
+                } else {
+                    loop.execute { multis.multi(on: loop).add(transfer) }
+                }
             }
-            let accepted = shared.withLock { s -> Bool in
-                guard s.running else { return false }
-                s.pending.append(transfer)
-                return true
-            }
-            if accepted { twobits_eventfd_signal(loop.wake) } else { transfer.finish(.failure(.shutDown)) }
+        } onCancel: {
+            // Always through the loop, so it runs after the transfer was added (or finds it marked).
+            loop.execute { transfer.cancel() }
         }
         return try result.get()
     }
 
-    /// Stops the transfer thread; transfers still running fail with `shutDown`.
+    /// Fails the transfers still running with `shutDown` and stops the client's own loop. Calls on an
+    /// event loop after this fail with `shutDown` too.
     public func shutdown() {
-        let wasRunning = shared.withLock { s -> Bool in
-            defer { s.running = false }
-            return s.running
+        let loop = ownLoop.withLock { own -> EventLoop? in
+            own.running = false
+            defer { own.loop = nil }
+            return own.loop
         }
-        if wasRunning { twobits_eventfd_signal(loop.wake) }
+        multis.closeAll()
+        loop?.stop()
     }
 
-    private func run() {
-        var inFlight: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-        var fds = [Int32](repeating: 0, count: 256)
-        var flags = [Int32](repeating: 0, count: 256)
-        var running: Int32 = 0
-        while true {
-            let ready = twobits_epoll_wait(loop.epoll, &fds, &flags, Int32(fds.count), loop.waitMilliseconds)
-            for i in 0..<Int(max(0, ready)) {
-                if fds[i] == loop.wake {
-                    twobits_eventfd_drain(loop.wake)
-                } else {
-                    curl_multi_socket_action(multi, fds[i], flags[i], &running)
-                }
-            }
-            let (incoming, open) = shared.withLock { s -> ([CurlTransfer], Bool) in
-                defer { s.pending.removeAll(keepingCapacity: true) }
-                return (s.pending, s.running)
-            }
-            for transfer in incoming {
-                transfer.attach()
-                inFlight[transfer.easy] = transfer
-                curl_multi_add_handle(multi, transfer.easy) // sets curl's timer to 0: started just below
-            }
-            if !open { break }
-            if loop.takeExpiredTimer() { curl_multi_socket_action(multi, -1 /* CURL_SOCKET_TIMEOUT */, 0, &running) }
-            var left: Int32 = 0
-            while let message = curl_multi_info_read(multi, &left) {
-                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
-                let code = twobits_msg_result(message)
-                curl_multi_remove_handle(multi, easy)
-                inFlight.removeValue(forKey: easy)?.finish(code)
-            }
+    private func sharedLoop() -> EventLoop? {
+        ownLoop.withLock { own -> EventLoop? in
+            guard own.running else { return nil }
+            if own.loop == nil { own.loop = EventLoop(name: "twobits-curl") }
+            return own.loop
         }
-        for (easy, transfer) in inFlight {
-            curl_multi_remove_handle(multi, easy)
-            transfer.finish(.failure(.shutDown))
-        }
-        curl_multi_cleanup(multi)
     }
 }

@@ -2,16 +2,23 @@ import CCurl
 import Foundation
 
 /// One libcurl easy handle and everything that must live as long as it does.
+///
+/// Made on the caller's thread; from `CurlMulti.add` on, touched only on the multi's loop thread.
 final class CurlTransfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
     var received = Data()
-    let completion: @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void
+    /// Set once, before the transfer is handed to its loop.
+    var completion: (@Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void)?
+    /// The multi running the transfer, while it runs.
+    private weak var multi: CurlMulti?
+    /// The caller was cancelled before the transfer reached curl.
+    private(set) var cancelled = false
+    private var finished = false
 
-    init?(request: HTTPClientRequest, completion: @escaping @Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void) {
+    init?(request: HTTPClientRequest) {
         guard let easy = curl_easy_init() else { return nil }
         self.easy = easy
-        self.completion = completion
         twobits_easy_setopt_str(easy, CURLOPT_URL, request.url)
         twobits_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         twobits_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, request.timeoutMilliseconds))
@@ -47,10 +54,17 @@ final class CurlTransfer: @unchecked Sendable {
         twobits_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
     }
 
-    /// Hands the transfer's address to the write callback. Unretained: the transfer thread's
-    /// in-flight table owns the transfer until curl is done with the handle.
-    func attach() {
+    /// Hands the transfer's address to the write callback. Unretained: the multi's in-flight table
+    /// owns the transfer until curl is done with the handle.
+    func attach(to multi: CurlMulti) {
+        self.multi = multi
         twobits_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The caller gave up (its task was cancelled): take the transfer out of curl now, or never start it.
+    /// On the multi's loop thread.
+    func cancel() {
+        if let multi { multi.remove(self) } else { cancelled = true }
     }
 
     func finish(_ code: CURLcode) {
@@ -62,10 +76,14 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     func finish(_ result: Result<HTTPClientResponse, HTTPClientError>) {
+        guard !finished else { return }
+        finished = true
+        multi = nil
         curl_easy_cleanup(easy)
         curl_slist_free_all(headerList)
         headerList = nil
-        completion(result)
+        completion?(result)
+        completion = nil
     }
 }
 

@@ -6,4 +6,6 @@ public enum HTTPClientError: Error, Equatable, Sendable {
     case connectionFailed(String)
     /// The client has been shut down.
     case shutDown
+    /// The caller's task was cancelled; the transfer was taken out of curl (it may have been sent).
+    case cancelled
 }

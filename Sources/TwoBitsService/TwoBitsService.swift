@@ -73,8 +73,9 @@ public final class TwoBitsService: Sendable {
         FallbackTokenController(service: fallbackTokens, ledger: ledger).register(in: &table)
         self.routes = table
 
-        let router = APIRouter(table: table, authenticator: ClientAuthenticator(clients: configuration.clients), metrics: metrics, logger: logger,
-                               limits: AppleCallLimits(configuration: configuration, metrics: metrics))
+        let pipeline = RequestPipeline(table: table, authenticator: ClientAuthenticator(clients: configuration.clients),
+                                       limits: AppleCallLimits(configuration: configuration, metrics: metrics), metrics: metrics, logger: logger,
+                                       deadlineMilliseconds: configuration.server.requestDeadlineMilliseconds)
         let serverConfiguration = HTTPServerConfiguration(
             host: configuration.listenHost, port: configuration.listenPort, threads: configuration.server.threads,
             maxBodyBytes: 64 * 1024, requestDeadlineMilliseconds: configuration.server.requestDeadlineMilliseconds,
@@ -82,13 +83,9 @@ public final class TwoBitsService: Sendable {
             receiveTimeoutMilliseconds: configuration.server.receiveTimeoutMilliseconds,
             maxConnectionsPerIP: configuration.server.maxConnectionsPerIP,
             reservedFileDescriptors: 128 + configuration.apple.maxConnections)
-        /// Answers the server gives without the router still carry a request id and a route label.
-        @Sendable func framed(_ error: APIError, _ route: String, _ request: HTTPRequest) -> HTTPResponse {
-            var response = error.response
-            let requestID = APIRouter.requestID(from: request)
-            response.headers.append(("X-Request-Id", requestID))
-            response.annotations = ["route": route, "client": "-", "request_id": requestID]
-            return response
+        /// Answers the server gives itself carry the request id the pipeline gave the request, and a route label.
+        @Sendable func framed(_ error: APIError, _ label: String, _ request: HTTPRequest) -> HTTPResponse {
+            pipeline.framed(error.response, pipeline.context(of: request, answeredBy: label))
         }
         server = HTTPServer(
             configuration: serverConfiguration,
@@ -96,12 +93,12 @@ public final class TwoBitsService: Sendable {
             deadlineExpired: { framed(.appleUnavailable("the request did not finish within its deadline; retry later"), "deadline", $0) },
             shuttingDown: { framed(APIError(503, "shutting_down", "the server is restarting; retry", retryAfterSeconds: 1), "shutdown", $0) },
             refused: { refusal, request in framed(APIError(refusal.status, refusal.code, refusal.message), "refused", request) },
-            headCheck: { request in router.checkHead(request) },
-            onAnswered: { request, response, elapsed in router.record(request, response, elapsed: elapsed) },
+            headCheck: { request in pipeline.head(&request) },
+            onAnswered: { request, response, elapsed in pipeline.record(request, response, elapsed: elapsed) },
             onReceiveTimeouts: { closed in
                 metrics.increment("twobits_http_receive_timeouts_total", "Connections closed because their request did not arrive within server.receive_timeout_ms", by: Double(closed))
             },
-            handler: { request in await router.handle(request) })
+            handler: { request in await pipeline.handle(request) })
     }
 
     /// Starts listening.

@@ -331,6 +331,7 @@ struct PolicyModelTests {
                 case .deviceBanned(let applied): return "deviceBanned(\(applied?.rawValue ?? "nil"))"
                 case .apple(let e): return "apple(\(e))"
                 case .storage(let e): return "storage(\(e.message))"
+                case .cancelled: return "cancelled"
                 }
             }
         }

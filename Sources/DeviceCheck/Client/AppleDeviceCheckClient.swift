@@ -115,8 +115,8 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
                 if failure != .timedOut { lastAnswer = failure }
                 if endpoint == .update && Self.isAmbiguous(failure) { mayHaveWritten = true }
                 let backoff = Self.backoff(attempt: attempt, initial: configuration.initialBackoffMilliseconds, cap: configuration.maxBackoffMilliseconds)
-                // Retry only when the wait and a whole attempt still fit in the deadline.
-                guard Self.milliseconds(until: deadline) >= backoff + minimumAttemptMilliseconds else {
+                // Retry only when the wait and a whole attempt still fit in the deadline, and someone still waits.
+                guard !Task.isCancelled, Self.milliseconds(until: deadline) >= backoff + minimumAttemptMilliseconds else {
                     // An attempt cut short by our own deadline says less than Apple's last answer.
                     throw failing(.unavailable(failure == .timedOut ? (lastAnswer ?? failure) : failure))
                 }
@@ -150,6 +150,8 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
             case .timedOut: result = .failure(.unavailable(.timedOut))
             case .connectionFailed(let m): result = .failure(.unavailable(.connectionFailed(m)))
             case .shutDown: result = .failure(.unavailable(.connectionFailed("client shut down")))
+            // Taken out of curl mid-call: for an update that may have reached Apple, ambiguous like a lost connection.
+            case .cancelled: result = .failure(.unavailable(.connectionFailed("cancelled")))
             }
         }
         if let observer {

@@ -15,11 +15,15 @@ final class ConnectionTracker: @unchecked Sendable {
     /// One open connection; MHD keeps an unretained pointer to it as the connection's socket context.
     final class Connection: @unchecked Sendable {
         let fd: Int32
+        let ip: UInt32
         /// When the connection started waiting for the request it is receiving now; nil while a request
         /// is being handled or answered (the request deadline covers that part).
         private let receivingSince = Lock<ContinuousClock.Instant?>(ContinuousClock.now)
 
-        init(fd: Int32) { self.fd = fd }
+        init(fd: Int32, ip: UInt32) {
+            self.fd = fd
+            self.ip = ip
+        }
 
         /// The request has fully arrived (or has been answered early).
         func received() { receivingSince.withLock { $0 = nil } }
@@ -36,27 +40,61 @@ final class ConnectionTracker: @unchecked Sendable {
         }
     }
 
-    private let open = Lock<[UInt: Connection]>([:])
+    private struct Table {
+        var open: [UInt: Connection] = [:]
+        /// Open connections per IPv4 address (as `in_addr_t`), for the per-IP cap.
+        var perIP: [UInt32: Int] = [:]
+        var maxTotal = Int.max
+        /// 0: no cap.
+        var maxPerIP = 0
+    }
+
+    private let table = Lock<Table>(Table())
     /// Connections closed because their request did not arrive in time.
     let receiveTimeouts = Lock<Int>(0)
 
-    func opened(_ key: UInt, fd: Int32) -> Connection {
-        let connection = Connection(fd: fd)
-        open.withLock { $0[key] = connection }
+    /// The caps `admits` enforces over every daemon sharing the port.
+    func setCaps(total: Int, perIP: Int) {
+        table.withLock {
+            $0.maxTotal = total
+            $0.maxPerIP = perIP
+        }
+    }
+
+    /// Whether one more connection from `ip` fits under the caps (asked before libmicrohttpd accepts it).
+    func admits(ip: UInt32) -> Bool {
+        table.withLock { t in
+            guard t.open.count < t.maxTotal else { return false }
+            return t.maxPerIP == 0 || t.perIP[ip, default: 0] < t.maxPerIP
+        }
+    }
+
+    func opened(_ key: UInt, fd: Int32, ip: UInt32) -> Connection {
+        let connection = Connection(fd: fd, ip: ip)
+        table.withLock {
+            $0.open[key] = connection
+            $0.perIP[ip, default: 0] += 1
+        }
         return connection
     }
 
-    func closed(_ key: UInt) { open.withLock { _ = $0.removeValue(forKey: key) } }
+    func closed(_ key: UInt) {
+        table.withLock { t in
+            guard let connection = t.open.removeValue(forKey: key) else { return }
+            let left = t.perIP[connection.ip, default: 1] - 1
+            t.perIP[connection.ip] = left > 0 ? left : nil
+        }
+    }
 
-    var count: Int { open.withLock { $0.count } }
+    var count: Int { table.withLock { $0.open.count } }
 
     /// Shuts down every connection that has been receiving one request for longer than `limit`.
     @discardableResult
     func closeOverdue(limit: Duration, now: ContinuousClock.Instant = .now) -> Int {
         let cutoff = now - limit
-        return open.withLock { table -> Int in
+        return table.withLock { table -> Int in
             var closed = 0
-            for connection in table.values where connection.takeOverdue(before: cutoff) {
+            for connection in table.open.values where connection.takeOverdue(before: cutoff) {
                 // Under the table's lock: MHD has not yet closed (or reused) this socket number.
                 receiveTimeouts.withLock { $0 += 1 }
                 shutdown(connection.fd, Int32(SHUT_RDWR))

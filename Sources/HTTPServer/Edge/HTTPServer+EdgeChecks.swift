@@ -90,8 +90,9 @@ extension HTTPServer {
         let declared = headers["content-length"].flatMap { Int($0) } ?? 0
         let hasBody = declared > 0 || !transferEncodings.isEmpty
         if declared > configuration.maxBodyBytes { return .refuse(request, closing(oversizedBody(request))) }
+        let refusal = headCheck?(&request)
         context.head = request
-        if let refusal = headCheck?(request) {
+        if let refusal {
             return hasBody ? .refuse(request, closing(refusal)) : .refuseWithoutBody(refusal)
         }
         return .accept

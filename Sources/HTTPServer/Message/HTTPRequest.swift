@@ -13,6 +13,9 @@ public struct HTTPRequest: Sendable {
     public var body: Data
     /// Path parameters filled in by the router (`{id}` segments).
     public var parameters: [String: String] = [:]
+    /// What the owner's head check learned (route, client, request id…), handed on with the request to
+    /// the handler and to the answers the server gives itself. The server never reads it.
+    public var context: (any Sendable)?
 
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: Data = Data()) {
         self.method = method

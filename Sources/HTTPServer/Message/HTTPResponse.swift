@@ -7,8 +7,9 @@ public struct HTTPResponse: Sendable {
     public var body: Data
     /// When true the server closes the connection without answering (used to emulate network faults).
     public var dropConnection = false
-    /// Facts about how the answer was produced (route, client), for the `onAnswered` hook; never sent.
-    public var annotations: [String: String] = [:]
+    /// What the owner knew when it answered (its typed request context), for the `onAnswered` hook;
+    /// never sent.
+    public var context: (any Sendable)?
 
     public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
         self.status = status

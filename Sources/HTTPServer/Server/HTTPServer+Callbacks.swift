@@ -1,16 +1,25 @@
 import CMicroHTTPD
 import Foundation
 
-// The C callbacks libmicrohttpd calls. They capture nothing: the server, the connection's tracker
-// entry and the per-request context travel through MHD's user-data pointers.
+// The C callbacks libmicrohttpd calls, on the thread of the loop that runs the daemon. They capture
+// nothing: the loop's daemon, the connection's tracker entry and the per-request context travel through
+// MHD's user-data pointers.
+
+/// A connection is about to be accepted: the global and per-IP caps hold over every loop's daemon.
+let acceptPolicy: twobits_mhd_accept_fn = { cls, address, _ in
+    guard let cls else { return .NO }
+    let daemon = Unmanaged<LoopDaemon>.fromOpaque(cls).takeUnretainedValue()
+    return daemon.server.connections.admits(ip: twobits_mhd_ipv4(address)) ? .YES : .NO
+}
 
 /// A connection opens or closes: keep the receive-deadline table in step (see `ConnectionTracker`).
 let connectionNotifier: twobits_mhd_notify_connection_fn = { cls, connection, socketContext, code in
     guard let cls, let connection, let socketContext else { return }
-    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let server = Unmanaged<LoopDaemon>.fromOpaque(cls).takeUnretainedValue().server
     let key = UInt(bitPattern: Int(bitPattern: connection))
     if code == .CONNECTION_NOTIFY_STARTED {
-        let tracked = server.connections.opened(key, fd: twobits_mhd_connection_fd(connection))
+        let tracked = server.connections.opened(key, fd: twobits_mhd_connection_fd(connection),
+                                                ip: twobits_mhd_ipv4(twobits_mhd_client_address(connection)))
         socketContext.pointee = Unmanaged.passUnretained(tracked).toOpaque()
     } else {
         // MHD closes the socket only after this returns.
@@ -24,23 +33,25 @@ let connectionNotifier: twobits_mhd_notify_connection_fn = { cls, connection, so
 /// target with thousands of `&` cannot exhaust the connection's memory before our check answers.
 /// What this returns becomes the request's context pointer (`con_cls`).
 let requestLineHandler: twobits_mhd_uri_log_fn = { cls, uri, connection in
-    guard let connection else { return nil }
+    guard let cls, let connection else { return nil }
+    let daemon = Unmanaged<LoopDaemon>.fromOpaque(cls).takeUnretainedValue()
     let target = uri.map { String(cString: $0) } ?? ""
     if let uri, let mark = strchr(uri, Int32(UInt8(ascii: "?"))) {
         // The bytes are MHD's own read buffer (writable); MHD parses the query from here after we return.
         UnsafeMutablePointer(mutating: mark).advanced(by: 1).pointee = 0
     }
     let tracked = twobits_mhd_socket_context(connection).map { Unmanaged<ConnectionTracker.Connection>.fromOpaque($0).takeUnretainedValue() }
-    return Unmanaged.passRetained(RequestContext(connection: connection, target: target, tracked: tracked)).toOpaque()
+    return Unmanaged.passRetained(RequestContext(connection: connection, target: target, tracked: tracked, daemon: daemon)).toOpaque()
 }
 
 let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, version, uploadData, uploadSize, conCls in
     guard let cls, let connection, let conCls, let uploadSize else { return .NO }
-    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let daemon = Unmanaged<LoopDaemon>.fromOpaque(cls).takeUnretainedValue()
+    let server = daemon.server
     if conCls.pointee == nil {
         let tracked = twobits_mhd_socket_context(connection).map { Unmanaged<ConnectionTracker.Connection>.fromOpaque($0).takeUnretainedValue() }
         let target = url.map { String(cString: $0) } ?? "/"
-        conCls.pointee = Unmanaged.passRetained(RequestContext(connection: connection, target: target, tracked: tracked)).toOpaque()
+        conCls.pointee = Unmanaged.passRetained(RequestContext(connection: connection, target: target, tracked: tracked, daemon: daemon)).toOpaque()
     }
     guard let raw = conCls.pointee else { return .NO }
     let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
@@ -102,7 +113,7 @@ let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, versi
         return queue(response, on: connection)
     }
     MHD_suspend_connection(connection)
-    server.dispatch(request, context: context)
+    daemon.dispatch(request, context: context)
     return .YES
 }
 

@@ -1,12 +1,15 @@
 import CMicroHTTPD
+import EventLoops
 import Foundation
 import Locking
 
-/// An HTTP/1.1 server on libmicrohttpd that runs async Swift handlers.
+/// An HTTP/1.1 server on libmicrohttpd that runs async Swift handlers on event loops.
 ///
-/// libmicrohttpd parses HTTP on a few epoll threads. When a request is complete the connection is
-/// suspended and a Swift task computes the answer; the connection is then resumed and the answer
-/// queued. An awaiting request therefore holds no thread, and every request has a deadline because a
+/// Each event loop of the group runs one libmicrohttpd daemon (its epoll set inside the loop's, all
+/// daemons sharing the port through `SO_REUSEPORT`). When a request is complete its connection is
+/// suspended and a task with the loop as its executor computes the answer, so the request is parsed,
+/// handled (Apple calls included, when the client is a `CurlHTTPClient`) and answered on the thread that
+/// accepted it. An awaiting request holds no thread, and every request has a deadline because a
 /// suspended connection never times out by itself.
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
@@ -18,16 +21,19 @@ public final class HTTPServer: @unchecked Sendable {
     let shuttingDown: @Sendable (HTTPRequest) -> HTTPResponse
     let onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)?
     let refused: @Sendable (HTTPRefusal, HTTPRequest) -> HTTPResponse
-    let headCheck: (@Sendable (HTTPRequest) -> HTTPResponse?)?
+    let headCheck: (@Sendable (inout HTTPRequest) -> HTTPResponse?)?
     let onReceiveTimeouts: (@Sendable (Int) -> Void)?
-    /// Open connections and their receive deadlines.
+    /// Open connections and their receive deadlines, over every loop; also the per-IP and global caps.
     let connections = ConnectionTracker()
+    /// Handler tasks started and not yet ended.
+    let tasks = HandlerTasks()
 
+    private let givenGroup: EventLoopGroup?
     private let state = Lock<State>(State())
-    /// libmicrohttpd's daemon handle; its API is thread-safe.
-    private struct Daemon: @unchecked Sendable { let pointer: OpaquePointer }
     private struct State {
-        var daemon: Daemon?
+        var daemons: [LoopDaemon] = []
+        var ownGroup: EventLoopGroup?
+        var scanner: LoopTimer?
         var port: UInt16 = 0
         var limits = Limits(openFiles: OpenFileLimit(soft: 0, hard: 0), maxConnections: 0)
     }
@@ -38,38 +44,31 @@ public final class HTTPServer: @unchecked Sendable {
         /// The global connection cap: the configured one, lowered to fit under the open-file limit.
         public let maxConnections: Int
     }
-    /// Requests handed to Swift and not yet answered, with their deadlines, so the deadline scanner
-    /// and shutdown can answer them.
-    let pending = Lock<[ObjectIdentifier: PendingRequest]>([:])
-    private let scanner = Lock<Task<Void, Never>?>(nil)
-
-    struct PendingRequest: Sendable {
-        let context: RequestContext
-        let request: HTTPRequest
-        let deadline: ContinuousClock.Instant
-        /// The handler's task, cancelled when the deadline answers first so its work stops.
-        var task: Task<Void, Never>?
-    }
 
     /// - Parameters:
+    ///   - group: the event loops to serve on, one daemon each; nil starts `configuration.threads` loops
+    ///     of the server's own (stopped by `shutdown`).
     ///   - oversizedBody: the answer when a body is over `maxBodyBytes` (the request carries no body).
     ///   - deadlineExpired: the answer when a handler has not finished within the deadline.
     ///   - shuttingDown: the answer to requests still running when the shutdown grace period ends.
     ///   - refused: the answer to a request the edge refuses (framing, NUL bytes, sizes); it is sent
     ///     with `Connection: close`. The default is the JSON error envelope.
     ///   - headCheck: decides from the request line and headers alone (the request has no body yet):
-    ///     an answer refuses the request before any body byte is read, nil lets it through.
+    ///     an answer refuses the request before any body byte is read, nil lets it through. It may set
+    ///     `request.context`, which the handler and the server's own answers then see.
     ///   - onAnswered: called once per request with the answer actually sent (for logs and metrics).
     ///   - onReceiveTimeouts: called with how many connections a receive scan just closed (slow clients).
     public init(configuration: HTTPServerConfiguration,
+                group: EventLoopGroup? = nil,
                 oversizedBody: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(413, "Payload Too Large") },
                 deadlineExpired: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(503, "Service Unavailable") },
                 shuttingDown: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(503, "Service Unavailable") },
                 refused: @escaping @Sendable (HTTPRefusal, HTTPRequest) -> HTTPResponse = { refusal, _ in refusal.response },
-                headCheck: (@Sendable (HTTPRequest) -> HTTPResponse?)? = nil,
+                headCheck: (@Sendable (inout HTTPRequest) -> HTTPResponse?)? = nil,
                 onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)? = nil,
                 onReceiveTimeouts: (@Sendable (Int) -> Void)? = nil,
                 handler: @escaping Handler) {
+        self.givenGroup = group
         self.onReceiveTimeouts = onReceiveTimeouts
         self.refused = refused
         self.headCheck = headCheck
@@ -87,115 +86,101 @@ public final class HTTPServer: @unchecked Sendable {
     /// The connection caps in force (valid after `start()`).
     public var limits: Limits { state.withLock { $0.limits } }
 
-    /// Raises the open-file limit, binds and starts serving.
+    /// Raises the open-file limit, binds one daemon per loop and starts serving.
     public func start() throws(HTTPServerError) {
         var probe = in_addr()
         guard inet_pton(AF_INET, configuration.host, &probe) == 1 else { throw .invalidAddress(configuration.host) }
+        if configuration.port != 0, twobits_port_is_free(configuration.host, configuration.port) == 0 {
+            throw .cannotListen(host: configuration.host, port: configuration.port)
+        }
         let openFiles = OpenFileLimit.raiseToHard()
         // Past the file limit accept() fails and nobody gets in, health checks included: stay under it.
         let maxConnections = max(1, min(configuration.maxConnections, openFiles.soft - configuration.reservedFileDescriptors))
-        let flags = twobits_mhd_async_flags()
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        let limits = twobits_mhd_limits(
-            thread_pool_size: UInt32(max(1, configuration.threads)), connection_limit: UInt32(maxConnections),
-            per_ip_connection_limit: UInt32(max(0, configuration.maxConnectionsPerIP)),
-            connection_timeout_s: UInt32(configuration.connectionTimeoutSeconds), memory_limit: configuration.connectionMemoryBytes)
-        let daemon = twobits_mhd_start(
-            flags, configuration.host, configuration.port, accessHandler, me, completedHandler, me,
-            requestLineHandler, connectionNotifier, me, limits)
-        guard let daemon else { throw .cannotListen(host: configuration.host, port: configuration.port) }
-        let bound = twobits_mhd_bound_port(daemon)
+        connections.setCaps(total: maxConnections, perIP: max(0, configuration.maxConnectionsPerIP))
+        let ownGroup = givenGroup == nil ? EventLoopGroup(count: configuration.threads) : nil
+        let group = givenGroup ?? ownGroup!
+        // Each daemon may hold every connection (the kernel's spread is uneven); the accept policy
+        // enforces the global and per-IP caps over all of them.
+        let limits = twobits_mhd_limits(connection_limit: UInt32(maxConnections),
+                                        connection_timeout_s: UInt32(configuration.connectionTimeoutSeconds),
+                                        memory_limit: configuration.connectionMemoryBytes)
+        var daemons: [LoopDaemon] = []
+        var port = configuration.port
+        for loop in group.loops {
+            let daemon = LoopDaemon(server: self, loop: loop)
+            let host = configuration.host, wanted = port
+            guard let bound = loop.submitAndWait({ daemon.start(host: host, port: wanted, limits: limits) }) else {
+                for started in daemons { started.loop.submitAndWait { started.stop() } }
+                ownGroup?.shutdown()
+                throw .cannotListen(host: configuration.host, port: configuration.port)
+            }
+            // Port 0: the first daemon picks one, the others join it.
+            port = bound
+            daemons.append(daemon)
+        }
+        let scanLoop = group.loops[0]
+        let scanner = scanLoop.submitAndWait { [self] in startReceiveScanner(on: scanLoop) }
         state.withLock {
-            $0.daemon = Daemon(pointer: daemon)
-            $0.port = bound
+            $0.daemons = daemons
+            $0.ownGroup = ownGroup
+            $0.scanner = scanner
+            $0.port = port
             $0.limits = Limits(openFiles: openFiles, maxConnections: maxConnections)
         }
-        // One task enforces every deadline, instead of a timer per request.
-        let shortest = min(configuration.requestDeadlineMilliseconds, configuration.receiveTimeoutMilliseconds)
-        let tick = Duration.milliseconds(max(5, min(50, shortest / 10)))
-        let receiveTimeout = Duration.milliseconds(configuration.receiveTimeoutMilliseconds)
-        // Every open connection is visited per receive scan: at most every 500 ms (a twentieth of the deadline).
-        let receiveScanEvery = Duration.milliseconds(max(10, min(500, configuration.receiveTimeoutMilliseconds / 20)))
-        scanner.withLock { $0 = Task { [weak self] in
-            var lastReceiveScan = ContinuousClock.now
-            while !Task.isCancelled {
-                try? await Task.sleep(for: tick)
-                self?.expireOverdueRequests()
-                if ContinuousClock.now - lastReceiveScan >= receiveScanEvery {
-                    lastReceiveScan = .now
-                    if let self, case let closed = self.connections.closeOverdue(limit: receiveTimeout), closed > 0 {
-                        self.onReceiveTimeouts?(closed)
-                    }
-                }
-            }
-        } }
     }
 
     /// Connections closed so far because their request did not arrive within the receive deadline.
     public var receiveTimeouts: Int { connections.receiveTimeouts.withLock { $0 } }
 
-    /// Answers every request whose deadline has passed with `deadlineExpired`.
-    func expireOverdueRequests() {
-        let now = ContinuousClock.now
-        let overdue = pending.withLock { p -> [PendingRequest] in
-            let late = p.filter { $0.value.deadline <= now }
-            for key in late.keys { p.removeValue(forKey: key) }
-            return Array(late.values)
+    /// Number of handler tasks running right now.
+    public var requestsInFlight: Int { tasks.count }
+
+    /// The loops the daemons run on (after `start`).
+    var daemons: [LoopDaemon] { state.withLock { $0.daemons } }
+
+    /// Every `min(500, receive timeout / 20)` ms, shuts down connections still receiving a request
+    /// after `server.receive_timeout_ms` (on one loop: the tracker spans all of them).
+    private func startReceiveScanner(on loop: EventLoop) -> LoopTimer {
+        let receiveTimeout = Duration.milliseconds(configuration.receiveTimeoutMilliseconds)
+        let every = Duration.milliseconds(max(10, min(500, configuration.receiveTimeoutMilliseconds / 20)))
+        @Sendable func scan() -> LoopTimer {
+            loop.schedule(in: every) { [weak self] in
+                guard let self else { return }
+                let closed = connections.closeOverdue(limit: receiveTimeout)
+                if closed > 0 { onReceiveTimeouts?(closed) }
+                let next = scan()
+                state.withLock { $0.scanner = next }
+            }
         }
-        for entry in overdue {
-            // Answer first: a cancelled handler returns at once, and its answer must not win.
-            answer(entry.request, with: deadlineExpired(entry.request), context: entry.context)
-            entry.task?.cancel()
-        }
+        return scan()
     }
 
-    /// Number of requests being computed right now.
-    public var requestsInFlight: Int { pending.withLock { $0.count } }
-
-    /// Stops accepting connections, lets running requests finish for up to `graceMilliseconds`, answers
-    /// the rest with `shuttingDown`, resumes every suspended connection, and stops the daemon.
-    public func shutdown(graceMilliseconds: Int = 5_000) async {
-        guard let daemon = state.withLock({ s -> Daemon? in defer { s.daemon = nil }; return s.daemon })?.pointer else { return }
-        let listenSocket = MHD_quiesce_daemon(daemon)
-        let deadline = ContinuousClock.now + .milliseconds(graceMilliseconds)
-        while requestsInFlight > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        scanner.withLock { $0?.cancel() }
-        let leftovers = pending.withLock { p in Array(p.values) }
-        for entry in leftovers { answer(entry.request, with: shuttingDown(entry.request), context: entry.context) }
-        for leftover in leftovers { leftover.task?.cancel() }
-        // Give the daemon threads a moment to write the answers of connections just resumed.
-        try? await Task.sleep(for: .milliseconds(leftovers.isEmpty ? 20 : 200))
-        MHD_stop_daemon(daemon)
-        // After quiesce the listening socket is ours to close, and only once the daemon has stopped.
-        if listenSocket >= 0 { close(listenSocket) }
-    }
-
-    /// Runs the handler for a suspended connection; the deadline scanner answers it if it is too slow.
-    func dispatch(_ request: HTTPRequest, context: RequestContext) {
-        let key = ObjectIdentifier(context)
-        let deadline = ContinuousClock.now + .milliseconds(configuration.requestDeadlineMilliseconds)
-        pending.withLock { $0[key] = PendingRequest(context: context, request: request, deadline: deadline) }
-        let handler = self.handler
-        let task = Task {
-            let response = await handler(request)
-            self.pending.withLock { _ = $0.removeValue(forKey: key) }
-            self.answer(request, with: response, context: context)
-        }
-        // The entry may already be gone: the deadline answered before the handle was stored (cancel now),
-        // or the handler finished (cancelling a finished task does nothing).
-        let gone = pending.withLock { p -> Bool in
-            guard p[key] != nil else { return true }
-            p[key]?.task = task
-            return false
-        }
-        if gone { task.cancel() }
-    }
-
-    /// Delivers the first answer for a suspended request; later ones (a handler finishing after its
-    /// deadline) are dropped, so logs and metrics see exactly what the client got.
+    /// Delivers the first answer for a suspended request (on its loop); later ones (a handler finishing
+    /// after its deadline) are dropped, so logs and metrics see exactly what the client got.
     func answer(_ request: HTTPRequest, with response: HTTPResponse, context: RequestContext) {
         if context.finish(response) { onAnswered?(request, response, ContinuousClock.now - context.started) }
+    }
+
+    /// Stops accepting connections, lets running handlers finish for up to `graceMilliseconds`, answers
+    /// the rest with `shuttingDown` and cancels them, writes every answer, and stops the daemons (and
+    /// the loops, when they are the server's own).
+    public func shutdown(graceMilliseconds: Int = 5_000) async {
+        let (daemons, ownGroup, scanner) = state.withLock { s -> ([LoopDaemon], EventLoopGroup?, LoopTimer?) in
+            defer { s.daemons = []; s.ownGroup = nil; s.scanner = nil }
+            return (s.daemons, s.ownGroup, s.scanner)
+        }
+        guard let first = daemons.first else { return }
+        for daemon in daemons { await daemon.loop.submit { daemon.quiesce() } }
+        if let scanner { await first.loop.submit { first.loop.cancel(scanner) } }
+        if !(await tasks.waitUntilIdle(timeout: .milliseconds(max(0, graceMilliseconds)), timerLoop: first.loop)) {
+            for daemon in daemons { await daemon.loop.submit { daemon.answerAll { self.shuttingDown($0) } } }
+            // Cancelled handlers stop at their next check; one that ignores cancellation is not waited for long.
+            _ = await tasks.waitUntilIdle(timeout: .seconds(1), timerLoop: first.loop)
+        }
+        for daemon in daemons { await daemon.loop.submit { daemon.stop() } }
+        if let ownGroup {
+            // Not from a loop thread: a loop cannot join itself.
+            if EventLoop.current == nil { ownGroup.shutdown() } else { Thread.detachNewThread { ownGroup.shutdown() } }
+        }
     }
 }

@@ -11,8 +11,13 @@ extension BitPolicy {
     /// 2. Apple's update. Success resolves the event to `audit.result` (`ok`, `banned`); a failure Apple
     ///    answered resolves it `failed`; an outcome not known (timeout, lost connection, ambiguous answer)
     ///    resolves it `unknown`, settled later by a query (`settleEarlierWrites`, `reconcileWriteIntents`).
+    ///
+    /// The update is the only step that cannot be undone: it never starts for a request whose task was
+    /// cancelled (answered by its deadline, or by shutdown), checked before the intent and again right
+    /// before the call.
     @discardableResult
     func write(_ token: DeviceToken, bits: Bits, before: DeviceMeaning, audit: AuditEvent) async throws(PolicyError) -> String {
+        if Task.isCancelled { throw .cancelled }
         let month = currentMonth
         var event = audit
         event.at = now()
@@ -23,6 +28,11 @@ extension BitPolicy {
         let intent = WriteIntent(id: UUID().uuidString.lowercased(), tokenPrefix: token.shortDigest, bits: "\(bits)", month: month.description,
                                  successResult: audit.result, event: event)
         do { try ledger.recordWriteIntent(intent) } catch { throw .storage(error) }
+        if Task.isCancelled {
+            _ = try? ledger.resolveWriteIntent(id: intent.id, result: "failed", bitsAfter: nil,
+                                               reason: Self.joined(audit.reason, "cancelled before the update was sent"), transactionID: nil)
+            throw .cancelled
+        }
 
         let transactionID: String
         do { transactionID = try await apple.update(token, bits: bits) } catch {

@@ -14,4 +14,7 @@ public enum PolicyError: Error, Sendable {
     /// Banned; `appliedPending` says whether a pending ban was applied by this very request.
     case deviceBanned(appliedPending: PendingDeviceAction.Kind? = nil)
     case storage(StorageError)
+    /// The request was answered (its deadline passed, or the server is stopping) before Apple's update
+    /// started: the write was not sent.
+    case cancelled
 }

@@ -13,6 +13,8 @@ extension APIError {
             self.init(409, "already_claimed", "this device has claimed the promotion", details: ["claimed_month": month.description])
         case .deviceBanned: self.init(403, "device_banned", "this device is banned")
         case .storage(let e): self = .storageUnavailable(e)
+        // Only seen by a handler whose client already has its answer (deadline or shutdown).
+        case .cancelled: self.init(503, "cancelled", "the request was cancelled before Apple was written to; retry", retryAfterSeconds: 1)
         }
     }
 }

@@ -12,6 +12,8 @@ public struct APIError: Error, Sendable {
     public var details: [String: String] = [:]
     /// What went wrong, for the server's log only (e.g. SQLite's message); never sent to the client.
     public var logDetail: String?
+    /// For 405: the methods the path has, sent as `Allow`.
+    public var allowedMethods: [String]?
 
     public init(_ status: Int, _ code: String, _ message: String, retryAfterSeconds: Int? = nil, details: [String: String] = [:]) {
         self.status = status
@@ -27,7 +29,9 @@ public struct APIError: Error, Sendable {
     public static func forbidden(_ message: String) -> APIError { APIError(403, "forbidden", message) }
     public static let notFound = APIError(404, "not_found", "no such route")
     public static func methodNotAllowed(_ allowed: [String]) -> APIError {
-        APIError(405, "method_not_allowed", "allowed: \(allowed.joined(separator: ", "))")
+        var error = APIError(405, "method_not_allowed", "allowed: \(allowed.joined(separator: ", "))")
+        error.allowedMethods = allowed
+        return error
     }
     public static let payloadTooLarge = APIError(413, "payload_too_large", "request bodies are limited to 64 KiB")
     public static let unsupportedMediaType = APIError(415, "unsupported_media_type", "send Content-Type: application/json")
@@ -61,6 +65,7 @@ public struct APIError: Error, Sendable {
         error["message"] = message
         var response = HTTPResponse.json(status, ["error": error])
         if let retryAfterSeconds { response.headers.append(("Retry-After", String(retryAfterSeconds))) }
+        if let allowedMethods { response.headers.append(("Allow", allowedMethods.joined(separator: ", "))) }
         return response
     }
 }

@@ -2,16 +2,18 @@ import Foundation
 import HTTPServer
 import TwoBitsCrypto
 
-/// A request after routing and authentication.
+/// A request after the pipeline's stages: what a controller sees.
 public struct APIRequest: Sendable {
     public let http: HTTPRequest
-    /// The authenticated client (nil on public routes).
-    public let client: AuthenticatedClient?
-    public let requestID: String
-    /// The route pattern, for logs and metrics (never the raw path, which may carry ids).
-    public let route: String
+    /// Route, client, request id and deadline.
+    public let context: RequestContext
 
-    public var clientName: String { client?.name ?? "-" }
+    /// The authenticated client (nil on public routes).
+    public var client: AuthenticatedClient? { context.client }
+    public var requestID: String { context.requestID }
+    /// The route pattern, for logs and metrics (never the raw path, which may carry ids).
+    public var route: String { context.route }
+    public var clientName: String { context.clientName }
 
     public func parameter(_ name: String) -> String { http.parameters[name] ?? "" }
 

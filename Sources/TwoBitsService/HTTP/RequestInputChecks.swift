@@ -4,16 +4,16 @@ import HTTPServer
 /// fuzz targets and their replay tests (Tests/FuzzChecks), which see only public API.
 public enum RequestInputChecks {
     /// The `X-Request-Id` echoed for `http`, or a fresh one.
-    public static func requestID(_ http: HTTPRequest) -> String { APIRouter.requestID(from: http) }
+    public static func requestID(_ http: HTTPRequest) -> String { RequestPipeline.requestID(from: http) }
 
     /// The request's `Idempotency-Key`, nil when absent; 400 when malformed.
     public static func idempotencyKey(_ http: HTTPRequest) throws(APIError) -> String? {
-        try PromotionController.idempotencyKey(APIRequest(http: http, client: nil, requestID: "-", route: "-"))
+        try PromotionController.idempotencyKey(APIRequest(http: http, context: RequestContext(requestID: "-", deadline: .now)))
     }
 
     /// The body parsed as the routes parse it (`APIRequest.jsonBody`).
     public static func body(_ http: HTTPRequest) throws(APIError) -> RequestBody {
-        try APIRequest(http: http, client: nil, requestID: "-", route: "-").jsonBody()
+        try APIRequest(http: http, context: RequestContext(requestID: "-", deadline: .now)).jsonBody()
     }
 
     /// The typed fields the routes read: `device_token`, `install_id`, `reason`.

@@ -128,6 +128,7 @@ enum Failure: Equatable, CustomStringConvertible {
         case .alreadyClaimed(let m): self = .alreadyClaimed(m)
         case .deviceBanned: self = .deviceBanned
         case .storage(let e): self = .storage(e.message)
+        case .cancelled: self = .other("cancelled")
         }
     }
 

@@ -27,8 +27,11 @@ final class ServiceHarness: Sendable {
     ///   - extra: top-level configuration fields merged over the defaults (e.g. "bits", "promotions", "server").
     ///   - sandboxKey: the key the sandbox trusts (default: the service's own; pass another to provoke 401s).
     ///   - clientFields: extra fields of a client's entry, by client name (e.g. rate limits).
+    ///   - adjust: changes the parsed configuration before the service is built (for values the
+    ///     configuration refuses, such as a request deadline shorter than Apple's timeout).
     init(extra: [String: String] = [:], apple: [String: String] = [:], sandboxKey: P256PrivateKey? = nil,
-         sandboxLatencyMilliseconds: Int = 0, clientFields: [String: String] = [:]) throws {
+         sandboxLatencyMilliseconds: Int = 0, clientFields: [String: String] = [:],
+         adjust: (inout ServiceConfiguration) -> Void = { _ in }) throws {
         directory = NSTemporaryDirectory() + "twobits-service-" + SecureRandom.bytes(6).hexString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let appleKey = P256PrivateKey.generate()
@@ -67,7 +70,8 @@ final class ServiceHarness: Sendable {
         ]
         for (k, v) in extra { fields[k] = v }
         let json = "{" + fields.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",") + "}"
-        let configuration = try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory)
+        var configuration = try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory)
+        adjust(&configuration)
         let collector = log
         service = try TwoBitsService(configuration: configuration, logger: Logger(sink: { data in collector.append(data) }))
         try service.start()

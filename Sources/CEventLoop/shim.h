@@ -1,0 +1,65 @@
+// epoll, eventfd and the monotonic clock for the event loops (glibc's headers are not in Swift's Glibc
+// module). Only the loop thread touches its epoll set, except `twobits_loop_wake`, which any thread may call.
+#ifndef TWOBITS_CEVENTLOOP_SHIM_H
+#define TWOBITS_CEVENTLOOP_SHIM_H
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+#include <stdint.h>
+#include <time.h>
+#include <errno.h>
+#include <sys/syscall.h>
+#include <sys/prctl.h>
+
+enum {
+    TWOBITS_LOOP_READ = 1,
+    TWOBITS_LOOP_WRITE = 2,
+    TWOBITS_LOOP_ERROR = 4,
+};
+
+static inline int twobits_loop_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
+static inline int twobits_loop_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
+
+/// Adds, changes (`events` != 0) or removes (`events` == 0) `fd` in the set, level-triggered.
+static inline int twobits_loop_watch(int epfd, int fd, int events) {
+    if (events == 0) return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
+    struct epoll_event ev = {0};
+    ev.data.fd = fd;
+    if (events & TWOBITS_LOOP_READ) ev.events |= EPOLLIN;
+    if (events & TWOBITS_LOOP_WRITE) ev.events |= EPOLLOUT;
+    if (epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) == 0) return 0;
+    if (errno == ENOENT) return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+    return -1;
+}
+
+/// Waits up to `timeout_ms` (-1: forever); fills `fds` and TWOBITS_LOOP_* flags. Returns the count.
+static inline int twobits_loop_wait(int epfd, int *fds, int *flags, int max, int timeout_ms) {
+    struct epoll_event events[128];
+    if (max > 128) max = 128;
+    int n = epoll_wait(epfd, events, max, timeout_ms);
+    for (int i = 0; i < n; i++) {
+        fds[i] = events[i].data.fd;
+        int f = 0;
+        if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) f |= TWOBITS_LOOP_READ;
+        if (events[i].events & EPOLLOUT) f |= TWOBITS_LOOP_WRITE;
+        if (events[i].events & EPOLLERR) f |= TWOBITS_LOOP_ERROR;
+        flags[i] = f;
+    }
+    return n;
+}
+
+static inline void twobits_loop_wake(int fd) { uint64_t one = 1; ssize_t r = write(fd, &one, sizeof one); (void)r; }
+static inline void twobits_loop_drain(int fd) { uint64_t v; ssize_t r = read(fd, &v, sizeof v); (void)r; }
+
+/// Nanoseconds on CLOCK_MONOTONIC.
+static inline uint64_t twobits_loop_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/// The calling thread's kernel id (for logs and the one-thread-per-request test).
+static inline long twobits_loop_thread_id(void) { return (long)syscall(SYS_gettid); }
+/// Names the calling thread (shown by `top -H`; the kernel keeps 15 bytes).
+static inline void twobits_loop_name_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
+#endif

@@ -1,0 +1,112 @@
+import Foundation
+import HTTPServer
+import TwoBitsCrypto
+
+/// The request pipeline: small stages in order, then the route's controller, the error envelope, and
+/// one log line and the request metrics, all reading one typed `RequestContext`.
+///
+/// The stages that need no body (routing, authentication, media type) run in the server's head check,
+/// before any body byte is read; their context travels with the request, so the route is matched once.
+/// The rest (rate limits) run when the whole request has arrived, just before the controller.
+struct RequestPipeline: Sendable {
+    let beforeBody: [any RequestStage]
+    let beforeHandler: [any RequestStage]
+    let metrics: MetricsRegistry
+    let logger: Logger
+    let deadlineMilliseconds: Int
+
+    init(table: RouteTable, authenticator: ClientAuthenticator, limits: AppleCallLimits, metrics: MetricsRegistry,
+         logger: Logger, deadlineMilliseconds: Int) {
+        beforeBody = [RoutingStage(table: table), AuthenticationStage(authenticator: authenticator), MediaTypeStage()]
+        beforeHandler = [RateLimitStage(limits: limits)]
+        self.metrics = metrics
+        self.logger = logger
+        self.deadlineMilliseconds = deadlineMilliseconds
+    }
+
+    /// The server's head check: runs the stages that need no body; an answer refuses the request.
+    func head(_ request: inout HTTPRequest) -> HTTPResponse? {
+        var context = newContext(for: request)
+        defer { request.context = context }
+        do throws(APIError) {
+            for stage in beforeBody { try stage.admit(request, &context) }
+            return nil
+        } catch {
+            return answer(error, context)
+        }
+    }
+
+    /// The server's handler: the remaining stages, then the controller.
+    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        var context = request.context as? RequestContext ?? newContext(for: request)
+        let response: HTTPResponse
+        do throws(APIError) {
+            if request.context == nil { for stage in beforeBody { try stage.admit(request, &context) } }
+            for stage in beforeHandler { try stage.admit(request, &context) }
+            guard let entry = context.entry else { throw .notFound }
+            var http = request
+            http.parameters = context.parameters
+            response = try await entry.handler(APIRequest(http: http, context: context))
+        } catch {
+            return answer(error, context)
+        }
+        return framed(response, context)
+    }
+
+    /// An error in the envelope, logged when it carries a detail for operators.
+    func answer(_ error: APIError, _ context: RequestContext) -> HTTPResponse {
+        if let detail = error.logDetail {
+            logger.log(.error, "request failed", ["request_id": .string(context.requestID), "route": .string(context.route),
+                                                  "code": .string(error.code), "detail": .string(detail)])
+        }
+        if error.status == 502 {
+            logger.log(.error, "Apple rejected this service's credentials: check apple.team_id, apple.key_id, apple.private_key_file and apple.environment (a device token from a build of the other environment gets the same answer: Xcode builds are development)",
+                       ["request_id": .string(context.requestID), "route": .string(context.route)])
+        }
+        return framed(error.response, context)
+    }
+
+    /// Every answer carries the request id, and its context for the access log.
+    func framed(_ response: HTTPResponse, _ context: RequestContext) -> HTTPResponse {
+        var response = response
+        response.headers.append(("X-Request-Id", context.requestID))
+        response.context = context
+        return response
+    }
+
+    /// The context of a request answered by the server itself (deadline, shutdown, oversized, refused):
+    /// the one the head check made when there is one (same request id), labelled by what answered.
+    func context(of request: HTTPRequest, answeredBy label: String) -> RequestContext {
+        var context = request.context as? RequestContext ?? newContext(for: request)
+        context.route = label
+        return context
+    }
+
+    private func newContext(for request: HTTPRequest) -> RequestContext {
+        RequestContext(requestID: Self.requestID(from: request), deadline: .now + .milliseconds(deadlineMilliseconds))
+    }
+
+    /// One log line and the request counter, for the answer the client actually got.
+    func record(_ http: HTTPRequest, _ response: HTTPResponse, elapsed: Duration) {
+        let context = response.context as? RequestContext
+        let route = context?.route ?? "unrouted"
+        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        metrics.increment("twobits_http_requests_total", "HTTP requests by route and status",
+                          labels: [("route", route), ("status", String(response.status))])
+        logger.log(response.status >= 500 ? .error : .info, "request", [
+            "method": .string(http.method), "route": .string(route), "status": .int(response.status),
+            "duration_ms": .double((milliseconds * 1000).rounded() / 1000),
+            "request_id": .string(context?.requestID ?? response.header("X-Request-Id") ?? "-"),
+            "client": .string(context?.clientName ?? "-"),
+        ])
+    }
+
+    /// Echoes a well-formed `X-Request-Id`, otherwise makes one.
+    static func requestID(from http: HTTPRequest) -> String {
+        if let given = http.header("X-Request-Id"), (1...128).contains(given.utf8.count),
+           given.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x2E || $0 == 0x5F }) {
+            return given
+        }
+        return SecureRandom.bytes(12).hexString
+    }
+}

@@ -1,0 +1,102 @@
+import EventLoops
+import Foundation
+import HTTPClient
+import HTTPServer
+import Locking
+import Testing
+
+/// The event-loop runtime: a request stays on the loop thread that accepted it, a cancelled Apple-style
+/// call leaves curl at once, and shutdown awaits the handler tasks it owns.
+@Suite struct RuntimeTests {
+    /// The handler sees the same loop thread before and after an outgoing call through `CurlHTTPClient`
+    /// (the call ran on that loop's own curl multi handle), for every one of many concurrent requests.
+    @Test func aRequestStaysOnTheThreadThatAcceptedIt() async throws {
+        let upstream = HTTPServer(configuration: HTTPServerConfiguration(threads: 1)) { _ in
+            try? await Task.sleep(for: .milliseconds(20))
+            return .text(200, "upstream")
+        }
+        try upstream.start()
+        let outgoing = CurlHTTPClient()
+        let upstreamURL = "http://127.0.0.1:\(upstream.port)/"
+        let front = HTTPServer(configuration: HTTPServerConfiguration(threads: 2)) { _ in
+            let before = EventLoop.currentThreadID
+            let onLoop = EventLoop.current != nil
+            let answer = try? await outgoing.send(HTTPClientRequest(url: upstreamURL))
+            let after = EventLoop.currentThreadID
+            return .text(200, "\(onLoop) \(before) \(after) \(answer?.text ?? "failed")")
+        }
+        try front.start()
+        let client = CurlHTTPClient()
+        let url = "http://127.0.0.1:\(front.port)/"
+        let answers = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<64 { group.addTask { try await client.send(HTTPClientRequest(url: url)).text } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        var threads = Set<Int>()
+        for answer in answers {
+            let parts = answer.split(separator: " ").map(String.init)
+            #expect(parts.count == 4 && parts[0] == "true" && parts[3] == "upstream", "\(answer)")
+            #expect(parts.count == 4 && parts[1] == parts[2], "the request moved from thread \(parts[1]) to \(parts[2])")
+            threads.insert(Int(parts[1]) ?? -1)
+        }
+        #expect(threads.count <= 2, "handlers ran on \(threads.count) threads, the server has 2 loops")
+        client.shutdown()
+        outgoing.shutdown()
+        await front.shutdown()
+        await upstream.shutdown()
+    }
+
+    /// Cancelling the task of a call in flight ends it with `cancelled` at once, not when the peer answers.
+    @Test func aCancelledCallEndsAtOnce() async throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(threads: 1)) { _ in
+            try? await Task.sleep(for: .milliseconds(3_000))
+            return .text(200, "late")
+        }
+        try server.start()
+        let client = CurlHTTPClient()
+        let url = "http://127.0.0.1:\(server.port)/"
+        let call = Task { () async -> HTTPClientError? in
+            do throws(HTTPClientError) { _ = try await client.send(HTTPClientRequest(url: url)); return nil } catch { return error }
+        }
+        try await Task.sleep(for: .milliseconds(150))
+        let cancelled = ContinuousClock.now
+        call.cancel()
+        #expect(await call.value == .cancelled)
+        #expect(ContinuousClock.now - cancelled < .milliseconds(1_000))
+        // Already cancelled before the call: it never starts.
+        let late = Task { () async -> HTTPClientError? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do throws(HTTPClientError) { _ = try await client.send(HTTPClientRequest(url: url)); return nil } catch { return error }
+        }
+        #expect(await late.value == .cancelled)
+        client.shutdown()
+        await server.shutdown(graceMilliseconds: 100)
+    }
+
+    /// Shutdown answers the requests still running when the grace period ends, cancels their tasks and
+    /// returns only once those tasks have ended (no sleep-and-hope), well within a second of the grace.
+    @Test func shutdownAwaitsTheTasksItOwns() async throws {
+        let ended = Lock<Int>(0)
+        let server = HTTPServer(configuration: HTTPServerConfiguration(threads: 2), shuttingDown: { _ in .text(503, "stopping") }) { _ in
+            defer { ended.withLock { $0 += 1 } }
+            try? await Task.sleep(for: .seconds(30))
+            return .text(200, "late")
+        }
+        try server.start()
+        let client = CurlHTTPClient()
+        let url = "http://127.0.0.1:\(server.port)/"
+        let calls = (0..<8).map { _ in Task { try await client.send(HTTPClientRequest(url: url)) } }
+        while server.requestsInFlight < 8 { try await Task.sleep(for: .milliseconds(10)) }
+        let stopping = ContinuousClock.now
+        await server.shutdown(graceMilliseconds: 100)
+        let took = ContinuousClock.now - stopping
+        #expect(ended.withLock { $0 } == 8, "every handler task ended before shutdown returned")
+        #expect(server.requestsInFlight == 0)
+        #expect(took >= .milliseconds(100) && took < .milliseconds(1_000), "took \(took)")
+        for call in calls {
+            let response = try await call.value
+            #expect(response.status == 503 && response.text == "stopping")
+        }
+        client.shutdown()
+    }
+}
