@@ -28,7 +28,7 @@ final class ServiceHarness: Sendable {
     ///   - sandboxKey: the key the sandbox trusts (default: the service's own; pass another to provoke 401s).
     ///   - clientFields: extra fields of a client's entry, by client name (e.g. rate limits).
     init(extra: [String: String] = [:], apple: [String: String] = [:], sandboxKey: P256PrivateKey? = nil,
-         sandboxLatencyMilliseconds: Int = 0, clientFields: [String: String] = [:]) throws {
+         sandboxLatencyMilliseconds: Int = 0, clientFields: [String: String] = [:]) async throws {
         directory = NSTemporaryDirectory() + "twobits-service-" + SecureRandom.bytes(6).hexString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let appleKey = P256PrivateKey.generate()
@@ -70,7 +70,7 @@ final class ServiceHarness: Sendable {
         let configuration = try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory)
         let collector = log
         service = try TwoBitsService(configuration: configuration, logger: Logger(sink: { data in collector.append(data) }))
-        try service.start()
+        try await service.start()
     }
 
     func close() async {
