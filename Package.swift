@@ -30,25 +30,30 @@ let package = Package(
         .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL"]),
         .target(name: "HTTPClient", dependencies: ["CCurl", "EventLoops", "Locking"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "EventLoops", "Locking"]),
-        .target(name: "Storage", dependencies: ["CSQLite", "Locking"]),
+        // The ledger's seam: protocol and records, plain Swift (a PostgreSQL ledger plugs in here next).
+        .target(name: "Ledger", dependencies: ["Locking"]),
+        // The embedded ledger: SQLite in WAL mode, with its own checkpointer thread.
+        .target(name: "SQLiteLedger", dependencies: ["CSQLite", "Ledger", "Locking"]),
 
         // Layer 2: Apple's DeviceCheck API, and an emulator of it.
         .target(name: "DeviceCheck", dependencies: ["TwoBitsCrypto", "HTTPClient", "Locking"]),
         .target(name: "Sandbox", dependencies: ["DeviceCheck", "TwoBitsCrypto", "HTTPServer", "Locking"]),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
-        .target(name: "Policy", dependencies: ["DeviceCheck", "Storage"]),
+        .target(name: "Policy", dependencies: ["DeviceCheck", "Ledger"]),
         .target(name: "Tokens", dependencies: ["TwoBitsCrypto"]),
 
         // Layer 4: the service: configuration, HTTP API, metrics, logs.
         .target(name: "TwoBitsService", dependencies: [
-            "DeviceCheck", "Policy", "Tokens", "Storage", "HTTPServer", "TwoBitsCrypto", "Locking",
+            "DeviceCheck", "Policy", "Tokens", "Ledger", "SQLiteLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
         ]),
         .executableTarget(name: "twobits", dependencies: [
-            "TwoBitsService", "Sandbox", "DeviceCheck", "Storage", "HTTPClient", "Tokens", "TwoBitsCrypto",
+            "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "HTTPClient", "Tokens", "TwoBitsCrypto",
         ]),
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
         .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),
+        // Per-write latency of the SQLite ledger's hot paths, with and without the background checkpointer.
+        .executableTarget(name: "LedgerBench", dependencies: ["SQLiteLedger", "Ledger"], path: "Benchmarks/LedgerBench"),
 
         // One property check per parser of untrusted input, shared by the fuzz targets and their replay test.
         .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheck", "Tokens", "HTTPServer", "TwoBitsService"],
@@ -61,8 +66,8 @@ let package = Package(
         .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "Locking", "ChildProcess"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "HTTPClient", "EventLoops", "Locking"]),
         .testTarget(name: "DeviceCheckTests", dependencies: ["DeviceCheck", "Sandbox", "HTTPClient", "TwoBitsCrypto", "Locking", "ChildProcess", "SeededRandom"]),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Storage", "Locking", "ChildProcess", "SeededRandom"]),
-        .testTarget(name: "TokensTests", dependencies: ["Tokens", "Storage", "TwoBitsCrypto"]),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom"]),
+        .testTarget(name: "TokensTests", dependencies: ["Tokens", "TwoBitsCrypto"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
             "TwoBitsService", "Sandbox", "HTTPClient", "DeviceCheck", "TwoBitsCrypto", "Tokens", "Locking",

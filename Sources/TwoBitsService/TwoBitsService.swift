@@ -2,7 +2,8 @@ import DeviceCheck
 import Foundation
 import HTTPServer
 import Policy
-import Storage
+import Ledger
+import SQLiteLedger
 import TwoBitsCrypto
 
 /// The TwoBits service: configuration in, an HTTP API out.
@@ -101,18 +102,18 @@ public final class TwoBitsService: Sendable {
             handler: { request in await pipeline.handle(request) })
     }
 
-    /// Starts listening.
-    public func start() throws(ConfigurationError) {
+    /// Starts listening, after settling what the ledger says the last process left unfinished.
+    public func start() async throws(ConfigurationError) {
         // Before serving: writes an earlier process left `pending` become `unknown` (docs/policy.md, "The audit trail").
         do {
-            let interrupted = try policy.reconcileInterruptedWrites()
+            let interrupted = try await policy.reconcileInterruptedWrites()
             if interrupted > 0 { logger.log(.warning, "Apple writes interrupted by the last stop are audited unknown until their device token is seen again", ["count": .int(interrupted)]) }
         } catch {
             if case .storage(let e) = error { logger.log(.error, "could not reconcile interrupted Apple writes", ["detail": .string(e.message)]) }
         }
         // Warnings come before the port opens, so a client (or a test) that sees the service ready has them in the log.
         for warning in configuration.operatorWarnings() { logger.log(.warning, warning.message, ["path": .string(warning.path)]) }
-        fallbackTokens?.warnAboutDebugSecrets()
+        await fallbackTokens?.warnAboutDebugSecrets()
         do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
         logger.log(.info, "listening", [
             "address": .string("\(configuration.listenHost):\(server.port)"),
@@ -136,7 +137,7 @@ public final class TwoBitsService: Sendable {
     }
 
     /// Reloads signing keys (SIGHUP): a rotated key starts signing.
-    public func reloadKeys() {
-        fallbackTokens?.reloadKeys()
+    public func reloadKeys() async {
+        await fallbackTokens?.reloadKeys()
     }
 }

@@ -2,7 +2,8 @@ import DeviceCheck
 import Foundation
 import Policy
 import Sandbox
-import Storage
+import Ledger
+import SQLiteLedger
 import Testing
 
 /// With Apple failing, operations answer `.apple(.unavailable)` and write nothing half-way; after recovery
@@ -93,7 +94,7 @@ struct AppleFailureTests {
         try await withPolicy(clientTimeoutMilliseconds: Self.updateOnlyTimeout, { _ in PolicyConfiguration(layout: .reinstallCounter(banAt: 3)) }) { h in
             let d = try h.newDevice()
             h.sandbox.seed(d.id, bits: bits(1, 0), lastUpdated: h.month(-1))
-            _ = try h.policy.orderPending(.ban, installID: "install-1", reason: nil, client: "admin")
+            _ = try await h.policy.orderPending(.ban, installID: "install-1", reason: nil, client: "admin")
             h.sandbox.inject(Fault(kind: .status, status: 503, count: 1000, endpoint: AppleEndpoint.update.rawValue))
 
             // Three writes at once, so their deadlines overlap. Each reads, then fails to write.

@@ -2,7 +2,8 @@ import DeviceCheck
 import Foundation
 import Policy
 import Sandbox
-import Storage
+import Ledger
+import SQLiteLedger
 import Testing
 
 /// Every bit write and admin action leaves an audit event; the token itself is never stored.
@@ -87,9 +88,9 @@ struct AuditTests {
             tokens = [d.token, try h.token(d.id), try h.token(d.id)]
             _ = try await h.policy.claim("spring", token: tokens[0], client: "marketing")
             // A ban and an unban through one install id: the unban lifts a ban of its own kind only.
-            _ = try h.policy.orderPending(.ban, installID: "install-1", reason: nil, client: "admin")
+            _ = try await h.policy.orderPending(.ban, installID: "install-1", reason: nil, client: "admin")
             _ = try? await h.policy.admitMeaning(token: tokens[1], installID: "install-1", client: "api")
-            _ = try h.policy.orderPending(.unban, installID: "install-1", reason: nil, client: "admin")
+            _ = try await h.policy.orderPending(.unban, installID: "install-1", reason: nil, client: "admin")
             _ = try await h.policy.admitMeaning(token: tokens[2], installID: "install-1", client: "api")
             try #require(try h.audit().map(\.action) == ["unban.applied", "unban.pending", "ban.applied", "ban.pending", "promotion.claim"])
 
@@ -108,7 +109,7 @@ struct AuditTests {
 
     @Test func auditEventsPageNewestFirst() async throws {
         try await withPolicy(Self.roles) { h in
-            for i in 0..<7 { _ = try h.policy.orderPending(.ban, installID: "install-\(i)", reason: nil, client: "admin") }
+            for i in 0..<7 { _ = try await h.policy.orderPending(.ban, installID: "install-\(i)", reason: nil, client: "admin") }
             let d = try h.newDevice()
             _ = try await h.policy.claim("spring", token: d.token, client: "marketing")
 

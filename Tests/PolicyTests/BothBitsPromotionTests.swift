@@ -2,7 +2,8 @@ import DeviceCheck
 import Foundation
 import Policy
 import Sandbox
-import Storage
+import Ledger
+import SQLiteLedger
 import Testing
 
 /// `{"bit0": "promotion", "bit1": "promotion"}`: two campaigns, one per bit, claimed independently.
@@ -49,7 +50,7 @@ struct BothBitsPromotionTests {
             let d = try h.newDevice()
             let layout = #"{"bit0":"promotion","bit1":"promotion"}"#
             #expect(await failure { try await h.policy.setBanned(true, token: d.token, reason: nil, client: "admin") }?.notEnabledMessage?.contains(layout) == true)
-            #expect(await failure { try h.policy.orderPending(.ban, installID: "i", reason: nil, client: "admin") }?.notEnabledMessage?.contains(layout) == true)
+            #expect(await failure { try await h.policy.orderPending(.ban, installID: "i", reason: nil, client: "admin") }?.notEnabledMessage?.contains(layout) == true)
             #expect(await failure { try await h.policy.registerInstall(token: d.token, installID: nil, client: "api") }?.notEnabledMessage?.contains(layout) == true)
             #expect(h.totalCalls == 0)
             #expect(try await h.policy.admitMeaning(token: d.token, installID: nil, client: "api") == nil)

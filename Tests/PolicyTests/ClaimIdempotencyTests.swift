@@ -2,7 +2,8 @@ import DeviceCheck
 import Foundation
 import Policy
 import Sandbox
-import Storage
+import Ledger
+import SQLiteLedger
 import Testing
 
 /// The hooks the HTTP layer's idempotency uses: `beforeWrite` records the intent before Apple's update,

@@ -3,7 +3,8 @@ import DeviceCheck
 import Foundation
 import Policy
 import Sandbox
-@testable import Storage
+import Ledger
+@testable import SQLiteLedger
 import Testing
 
 /// Issue 12, items 5-8: a failing ledger writes nothing at Apple, every Apple write is audited with its
@@ -75,7 +76,7 @@ struct HostileStorageTests {
             let claimer = try h.newDevice()
             let banned = try h.newDevice()
             let pending = try h.newDevice()
-            _ = try h.policy.orderPending(.ban, installID: "install-1", reason: "fraud", client: "admin")
+            _ = try await h.policy.orderPending(.ban, installID: "install-1", reason: "fraud", client: "admin")
             try h.ledger.checkHealth()
             let updatesBefore = h.calls(.update)
 
@@ -192,9 +193,9 @@ struct HostileStorageTests {
                                       tokenPrefix: device.token.shortDigest)))
                 if written { _ = h.sandbox.seed(device.id, bits: bits(0, 1), lastUpdated: h.month) }
             }
-            #expect(try h.policy.reconcileInterruptedWrites() == 2)
+            #expect(try await h.policy.reconcileInterruptedWrites() == 2)
             #expect(try h.audit().map(\.result) == ["unknown", "unknown"])
-            #expect(try h.policy.reconcileInterruptedWrites() == 0)
+            #expect(try await h.policy.reconcileInterruptedWrites() == 0)
 
             _ = try await h.policy.inspect(token: landed.token)  // a read alone settles nothing
             #expect(try h.audit().map(\.result) == ["unknown", "unknown"])

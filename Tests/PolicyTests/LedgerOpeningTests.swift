@@ -1,5 +1,6 @@
 import Foundation
-import Storage
+import Ledger
+import SQLiteLedger
 import Testing
 
 /// Opening the SQLite ledger: a path that cannot be opened, a schema newer than this build, and a

@@ -2,7 +2,8 @@ import DeviceCheck
 import Foundation
 import Policy
 import Sandbox
-import Storage
+import Ledger
+import SQLiteLedger
 import Testing
 
 /// `{"mode": "none"}`: bits are never read or written; only token validity is used.
@@ -20,8 +21,8 @@ struct NoneLayoutTests {
                 await failure { try await h.policy.eligibility("spring", token: d.token) },
                 await failure { try await h.policy.setBanned(true, token: d.token, reason: nil, client: "admin") },
                 await failure { try await h.policy.setBanned(false, token: d.token, reason: nil, client: "admin") },
-                await failure { try h.policy.orderPending(.ban, installID: "i", reason: nil, client: "admin") },
-                await failure { try h.policy.orderPending(.unban, installID: "i", reason: nil, client: "admin") },
+                await failure { try await h.policy.orderPending(.ban, installID: "i", reason: nil, client: "admin") },
+                await failure { try await h.policy.orderPending(.unban, installID: "i", reason: nil, client: "admin") },
                 await failure { try await h.policy.registerInstall(token: d.token, installID: "i", client: "api") },
             ]
             for f in failures {

@@ -2,7 +2,8 @@ import DeviceCheck
 import Foundation
 import Policy
 import Sandbox
-import Storage
+import Ledger
+import SQLiteLedger
 import Testing
 
 /// Bans and unbans ordered by install id, applied the next time that install shows a device token.
@@ -16,7 +17,7 @@ struct PendingActionTests {
 
     @Test func aPendingBanIsAppliedByTheNextAdmissionOfThatInstall() async throws {
         try await withPolicy(Self.roles) { h in
-            let outcome = try h.policy.orderPending(.ban, installID: "install-1", reason: "chargeback", client: "support")
+            let outcome = try await h.policy.orderPending(.ban, installID: "install-1", reason: "chargeback", client: "support")
             #expect(outcome.banned && !outcome.applied)
             #expect(try h.ledger.pendingActions() == [
                 PendingDeviceAction(installID: "install-1", kind: .ban, reason: "chargeback", client: "support", createdAt: h.date),
@@ -61,9 +62,9 @@ struct PendingActionTests {
         try await withPolicy(Self.roles) { h in
             let d = try h.newDevice()
             h.sandbox.seed(d.id, bits: bits(1, 0), lastUpdated: h.month)
-            _ = try h.policy.orderPending(.ban, installID: "install-9", reason: "fraud", client: "support")
+            _ = try await h.policy.orderPending(.ban, installID: "install-9", reason: "fraud", client: "support")
             #expect(await failure { try await h.policy.admitMeaning(token: try h.token(d.id), installID: "install-9", client: "api") } == .deviceBanned)
-            let outcome = try h.policy.orderPending(.unban, installID: "install-9", reason: "appeal", client: "support")
+            let outcome = try await h.policy.orderPending(.unban, installID: "install-9", reason: "appeal", client: "support")
             #expect(!outcome.banned && !outcome.applied)
             #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
 
@@ -81,7 +82,7 @@ struct PendingActionTests {
         try await withPolicy(Self.roles) { h in
             let banned = try h.newDevice()
             _ = try await h.policy.setBanned(true, token: banned.token, reason: "fraud", client: "support")
-            _ = try h.policy.orderPending(.unban, installID: "install-7", reason: "appeal", client: "support")
+            _ = try await h.policy.orderPending(.unban, installID: "install-7", reason: "appeal", client: "support")
             let updates = try h.state(banned.id).updates
             #expect(await failure { try await h.policy.admitMeaning(token: try h.token(banned.id), installID: "install-7", client: "api") } == .deviceBanned)
             #expect(try h.query(banned.id) == state(0, 1, h.month))
@@ -99,8 +100,8 @@ struct PendingActionTests {
 
     @Test func aLaterOrderForTheSameInstallReplacesTheEarlierOne() async throws {
         try await withPolicy(Self.roles) { h in
-            _ = try h.policy.orderPending(.ban, installID: "install-1", reason: "first", client: "support")
-            _ = try h.policy.orderPending(.unban, installID: "install-1", reason: "second", client: "lead")
+            _ = try await h.policy.orderPending(.ban, installID: "install-1", reason: "first", client: "support")
+            _ = try await h.policy.orderPending(.unban, installID: "install-1", reason: "second", client: "lead")
             let pending = try h.ledger.pendingActions()
             #expect(pending.count == 1)
             #expect(pending.first?.kind == .unban && pending.first?.reason == "second" && pending.first?.client == "lead")
@@ -115,7 +116,7 @@ struct PendingActionTests {
         try await withPolicy(Self.counter) { h in
             let d = try h.newDevice()
             _ = try await h.policy.registerInstall(token: d.token, installID: "install-1", client: "api")
-            let outcome = try h.policy.orderPending(.ban, installID: "install-2", reason: "abuse", client: "support")
+            let outcome = try await h.policy.orderPending(.ban, installID: "install-2", reason: "abuse", client: "support")
             #expect(outcome.banned && !outcome.applied)
             #expect(await failure { try await h.policy.registerInstall(token: try h.token(d.id), installID: "install-2", client: "api") } == .deviceBanned)
             #expect(try h.query(d.id) == state(1, 1, h.month))
@@ -127,9 +128,9 @@ struct PendingActionTests {
     @Test func aPendingUnbanIsAppliedByInstallRegistrationBeforeCounting() async throws {
         try await withPolicy(Self.counter) { h in
             let d = try h.newDevice()
-            _ = try h.policy.orderPending(.ban, installID: "install-5", reason: "abuse", client: "support")
+            _ = try await h.policy.orderPending(.ban, installID: "install-5", reason: "abuse", client: "support")
             #expect(await failure { try await h.policy.registerInstall(token: d.token, installID: "install-5", client: "api") } == .deviceBanned)
-            _ = try h.policy.orderPending(.unban, installID: "install-5", reason: nil, client: "support")
+            _ = try await h.policy.orderPending(.unban, installID: "install-5", reason: nil, client: "support")
             let updatesBefore = try h.state(d.id).updates
             let outcome = try await h.policy.registerInstall(token: try h.token(d.id), installID: "install-5", client: "api")
             // The unban reset the count to 0; this registration is one more install.
@@ -149,7 +150,7 @@ struct PendingActionTests {
         try await withPolicy(Self.counter) { h in
             let d = try h.newDevice()
             h.sandbox.seed(d.id, bits: bits(1, 1), lastUpdated: h.month)
-            _ = try h.policy.orderPending(.unban, installID: "install-3", reason: nil, client: "support")
+            _ = try await h.policy.orderPending(.unban, installID: "install-3", reason: nil, client: "support")
             let updates = try h.state(d.id).updates
             #expect(await failure { try await h.policy.registerInstall(token: d.token, installID: "install-3", client: "api") } == .deviceBanned)
             #expect(try h.state(d.id).updates == updates)

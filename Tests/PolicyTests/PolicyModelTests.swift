@@ -3,7 +3,8 @@ import Foundation
 import SeededRandom
 import Policy
 import Sandbox
-import Storage
+import Ledger
+import SQLiteLedger
 import Testing
 
 /// The real `BitPolicy` (over the real sandbox, client and SQLite ledger) against `PolicyModel`, on random
@@ -304,7 +305,7 @@ struct PolicyModelTests {
                     let outcome = try await policy.setBanned(b, token: token, reason: "model", client: "model")
                     return "ban(\(outcome.banned), applied: \(outcome.applied))"
                 case .order(let i, let b):
-                    let outcome = try policy.orderPending(b ? .ban : .unban, installID: i, reason: "model", client: "model")
+                    let outcome = try await policy.orderPending(b ? .ban : .unban, installID: i, reason: "model", client: "model")
                     return "ban(\(outcome.banned), applied: \(outcome.applied))"
                 case .admit(_, let i):
                     let admission = try await policy.admit(token: token, installID: i, client: "model")

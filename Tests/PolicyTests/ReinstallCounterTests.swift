@@ -2,7 +2,8 @@ import DeviceCheck
 import Foundation
 import Policy
 import Sandbox
-import Storage
+import Ledger
+import SQLiteLedger
 import Testing
 
 /// `{"mode": "reinstall-counter", "ban_at": n}`: both bits count fresh installs, bit1 high, bit0 low.

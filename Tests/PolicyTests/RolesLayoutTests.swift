@@ -2,7 +2,8 @@ import DeviceCheck
 import Foundation
 import Policy
 import Sandbox
-import Storage
+import Ledger
+import SQLiteLedger
 import Testing
 
 /// The default roles layout: bit0 is the promotion bit, bit1 the ban bit. Campaign "spring" runs from
@@ -311,7 +312,7 @@ struct RolesLayoutTests {
             let d = try h.newDevice()
             let layout = #"{"bit0":"promotion","bit1":"unused"}"#
             #expect(await failure { try await h.policy.setBanned(true, token: d.token, reason: nil, client: "admin") }?.notEnabledMessage?.contains(layout) == true)
-            #expect(await failure { try h.policy.orderPending(.ban, installID: "i", reason: nil, client: "admin") }?.notEnabledMessage?.contains(layout) == true)
+            #expect(await failure { try await h.policy.orderPending(.ban, installID: "i", reason: nil, client: "admin") }?.notEnabledMessage?.contains(layout) == true)
             #expect(h.totalCalls == 0)
             let admitted = try await h.policy.admitMeaning(token: d.token, installID: "i", client: "api")
             #expect(admitted == nil)

@@ -13,7 +13,7 @@ import TwoBitsCrypto
     }
 
     @Test func everyRouteRefusesAClientWithoutItsRoleBeforeCallingApple() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let token = h.freshDevice().token
         let body = #"{"device_token":"\#(token)"}"#
         // (method, path, body, role the route needs); each is tried with every client lacking that role.
@@ -43,7 +43,7 @@ import TwoBitsCrypto
     }
 
     @Test func theFourthRegistrationBansAndTheFifthIsRefused() async throws {
-        let h = try ServiceHarness(extra: Self.counter)
+        let h = try await ServiceHarness(extra: Self.counter)
         let device = h.freshDevice()
         for expected in 0...3 {
             let answer = try await Self.install(h, h.sandbox.mintToken(for: device.id)!)
@@ -65,7 +65,7 @@ import TwoBitsCrypto
     }
 
     @Test func aPendingBanAndUnbanByInstallIDApplyAtTheNextRegistration() async throws {
-        let h = try ServiceHarness(extra: Self.counter)
+        let h = try await ServiceHarness(extra: Self.counter)
         let device = h.freshDevice()
         #expect(try await Self.install(h, device.token, installID: "inst-1").status == 200)
 
@@ -92,7 +92,7 @@ import TwoBitsCrypto
     }
 
     @Test func bansAndUnbansByDeviceTokenApplyNow() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let device = h.freshDevice()
         let ban = try await h.post("/v1/admin/bans", #"{"device_token":"\#(device.token)","reason":"fraud"}"#, key: "admin")
         #expect(ban.status == 200)
@@ -107,7 +107,7 @@ import TwoBitsCrypto
     }
 
     @Test func badAdminAndInstallRequestsAre400() async throws {
-        let h = try ServiceHarness(extra: Self.counter)
+        let h = try await ServiceHarness(extra: Self.counter)
         let token = h.freshDevice().token
         let cases: [(String, String)] = [
             ("/v1/admin/bans", #"{"device_token":"\#(token)"}"#),                                   // reason required
@@ -134,7 +134,7 @@ import TwoBitsCrypto
     }
 
     @Test func theAuditTrailPagesNewestFirst() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         for n in 0..<3 {
             #expect(try await h.post("/v1/admin/bans", #"{"install_id":"inst-\#(n)","reason":"r\#(n)"}"#, key: "admin").status == 202)
         }
@@ -152,7 +152,7 @@ import TwoBitsCrypto
     }
 
     @Test func debugSecretsAreListedDeletedAndLimited() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let created = try await h.post("/v1/admin/debug-secrets", #"{"name":"qa-1"}"#, key: "admin")
         let secret = try #require(created.json?["debug_secret"]?.stringValue)
         #expect(try await h.post("/v1/admin/debug-secrets", #"{"name":"qa-1"}"#, key: "admin").code == "debug_secret_exists")

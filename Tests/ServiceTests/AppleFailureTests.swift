@@ -7,7 +7,7 @@ import TwoBitsCrypto
 /// How Apple's failures reach API clients.
 @Suite struct AppleFailureTests {
     @Test func appleUnavailableIs503WithRetryAfter() async throws {
-        let h = try ServiceHarness(apple: ["timeout_ms": "400"])
+        let h = try await ServiceHarness(apple: ["timeout_ms": "400"])
         let device = h.freshDevice()
         h.sandbox.inject(Fault(kind: .status, status: 503, count: 1_000))
         let answer = try await h.post("/v1/devices/validate", #"{"device_token":"\#(device.token)"}"#)
@@ -21,7 +21,7 @@ import TwoBitsCrypto
 
     @Test func retryAfterHeaderIsSent() async throws {
         // libcurl's client does not expose headers, so read the raw response over a socket.
-        let h = try ServiceHarness(apple: ["timeout_ms": "300"])
+        let h = try await ServiceHarness(apple: ["timeout_ms": "300"])
         h.sandbox.inject(Fault(kind: .timeout, count: 1_000, delayMilliseconds: 5_000))
         let token = h.freshDevice().token
         let raw = try rawExchange(port: h.service.port, body: #"{"device_token":"\#(token)"}"#, key: h.keys["all"]!)
@@ -33,7 +33,7 @@ import TwoBitsCrypto
 
     @Test func rejectedCredentialsAre502() async throws {
         // The sandbox trusts a different key: Apple answers 401 twice (one re-sign), an operator problem.
-        let h = try ServiceHarness(sandboxKey: P256PrivateKey.generate())
+        let h = try await ServiceHarness(sandboxKey: P256PrivateKey.generate())
         let device = h.freshDevice()
         let answer = try await h.post("/v1/devices/validate", #"{"device_token":"\#(device.token)"}"#)
         #expect(answer.status == 502)

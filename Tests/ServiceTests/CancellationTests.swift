@@ -7,7 +7,7 @@ import Testing
     /// Claims whose Apple query outlasts the request deadline are answered 503; once the sandbox would
     /// have answered, it has seen no update and the audit trail holds no write.
     @Test func aClaimAnsweredByItsDeadlineNeverWritesToApple() async throws {
-        let harness = try ServiceHarness(apple: ["timeout_ms": "5000"], sandboxLatencyMilliseconds: 1_500) {
+        let harness = try await ServiceHarness(apple: ["timeout_ms": "5000"], sandboxLatencyMilliseconds: 1_500) {
             $0.server.requestDeadlineMilliseconds = 300
         }
         let devices = (0..<4).map { _ in harness.freshDevice() }
@@ -33,7 +33,7 @@ import Testing
     /// Shutdown answers a claim still waiting on Apple with 503 `shutting_down`, cancels it, and returns
     /// only after its task has ended; Apple sees no update.
     @Test func shutdownCancelsAClaimInFlightAndAwaitsItsTask() async throws {
-        let harness = try ServiceHarness(extra: ["server": #"{"shutdown_grace_ms":200}"#], apple: ["timeout_ms": "5000"],
+        let harness = try await ServiceHarness(extra: ["server": #"{"shutdown_grace_ms":200}"#], apple: ["timeout_ms": "5000"],
                                          sandboxLatencyMilliseconds: 1_500)
         let device = harness.freshDevice()
         async let claim = harness.post("/v1/promotions/spring/claim", #"{"device_token":"\#(device.token)"}"#)

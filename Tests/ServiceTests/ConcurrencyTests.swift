@@ -8,7 +8,7 @@ import Testing
     @Test func thousandConcurrentValidationsOnAFixedNumberOfThreads() async throws {
         // Apple's timeout well above the 100 ms the sandbox takes: under the sanitizers (5-10 times slower)
         // on 2 busy cores, 1,000 calls queue for seconds; what this test checks is threads, not speed.
-        let h = try ServiceHarness(apple: ["timeout_ms": "6000"], sandboxLatencyMilliseconds: 100)
+        let h = try await ServiceHarness(apple: ["timeout_ms": "6000"], sandboxLatencyMilliseconds: 100)
         let device = h.freshDevice()
         let body = #"{"device_token":"\#(device.token)"}"#
         // Warm up: every component has started its threads.
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func shutdownLetsInFlightRequestsFinish() async throws {
-        let h = try ServiceHarness(sandboxLatencyMilliseconds: 300)
+        let h = try await ServiceHarness(sandboxLatencyMilliseconds: 300)
         let device = h.freshDevice()
         let body = #"{"device_token":"\#(device.token)"}"#
         async let inFlight = h.post("/v1/devices/validate", body)

@@ -14,7 +14,7 @@ import TwoBitsCrypto
     }
 
     @Test func aDeviceTokenIsExchangedOnceAndItsReuseIsRefusedWithoutCallingApple() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let device = h.freshDevice()
         let first = try await Self.exchange(h, #""device_token":"\#(device.token)""#)
         #expect(first.status == 201)
@@ -30,7 +30,7 @@ import TwoBitsCrypto
     }
 
     @Test func aLimitedUseTokenIsConsumedExactlyOnce() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let issued = try await Self.exchange(h, #""device_token":"\#(h.freshDevice().token)","limited_use":true"#)
         let token = try #require(issued.json?["token"]?.stringValue)
         let first = try await Self.verify(h, token, consume: true)
@@ -52,7 +52,7 @@ import TwoBitsCrypto
     }
 
     @Test func aBannedDeviceGetsNoToken() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let device = h.freshDevice()
         #expect(try await h.post("/v1/admin/bans", #"{"device_token":"\#(device.token)","reason":"test"}"#, key: "admin").status == 200)
         let refused = try await Self.exchange(h, #""device_token":"\#(h.sandbox.mintToken(for: device.id)!)""#)
@@ -62,7 +62,7 @@ import TwoBitsCrypto
     }
 
     @Test func debugSecretsIssueDebugTierInDevelopmentOnly() async throws {
-        let dev = try ServiceHarness()
+        let dev = try await ServiceHarness()
         let created = try await dev.post("/v1/admin/debug-secrets", #"{"name":"ci"}"#, key: "admin")
         #expect(created.status == 201)
         let secret = try #require(created.json?["debug_secret"]?.stringValue)
@@ -74,7 +74,7 @@ import TwoBitsCrypto
         #expect(wrong.code == "invalid_debug_secret")
         await dev.close()
 
-        let production = try ServiceHarness(apple: ["environment": #""production""#])
+        let production = try await ServiceHarness(apple: ["environment": #""production""#])
         let refused = try await Self.exchange(production, #""debug_secret":"\#(secret)""#)
         #expect(refused.status == 403)
         #expect(refused.code == "debug_disabled")
@@ -82,7 +82,7 @@ import TwoBitsCrypto
     }
 
     @Test func theJWKSServesOnlyPublicMembers() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let answer = try await h.request("GET", "/.well-known/jwks.json", key: nil)
         #expect(answer.status == 200)
         guard case .array(let keys)? = answer.json?["keys"] else { Issue.record("no keys: \(answer.text)"); await h.close(); return }
@@ -99,7 +99,7 @@ import TwoBitsCrypto
     }
 
     @Test func onlyTheExactAPIKeyAuthenticates() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let good = try #require(h.keys["admin"])
         #expect(try await h.request("GET", "/v1/admin/audit", key: good).status == 200)
         // The same length and prefix, one character changed; and a key of another client for an admin route.

@@ -9,7 +9,7 @@ import TwoBitsService
 /// The HTTP core through real loopback HTTP: errors, authentication, roles, limits, request ids, logs.
 @Suite struct HTTPCoreTests {
     @Test func validateAnswersTrueForARealTokenAndFalseForOneAppleRejects() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let device = h.freshDevice()
         let ok = try await h.post("/v1/devices/validate", #"{"device_token":"\#(device.token)"}"#, key: "marketing")
         #expect(ok.status == 200)
@@ -22,7 +22,7 @@ import TwoBitsService
     }
 
     @Test func badInputGetsTheDocumentedErrorAndTheServerStaysHealthy() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let path = "/v1/devices/validate"
         let cases: [(String, String?, String?, Int, String)] = [
             // body, key, content type, status, code
@@ -63,7 +63,7 @@ import TwoBitsService
     }
 
     @Test func rolesAreEnforcedPerRoute() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let token = h.freshDevice().token
         let body = #"{"device_token":"\#(token)"}"#
         #expect(try await h.post("/v1/promotions/spring/eligibility", body, key: "mainapi").code == "forbidden")
@@ -75,7 +75,7 @@ import TwoBitsService
     }
 
     @Test func slowClientsDoNotBlockOthers() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         // Open connections that send half a request and stall.
         var sockets: [Int32] = []
         for _ in 0..<20 {
@@ -99,7 +99,7 @@ import TwoBitsService
     }
 
     @Test func requestIDsAreEchoedOrGenerated() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let echoed = try await h.request("GET", "/healthz", key: nil, headers: [("X-Request-Id", "abc-123")])
         #expect(echoed.response.status == 200)
         await h.close() // request lines are written in batches; closing flushes them
@@ -108,7 +108,7 @@ import TwoBitsService
     }
 
     @Test func logsNeverContainTokensKeysOrJWTs() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let device = h.freshDevice()
         let body = #"{"device_token":"\#(device.token)"}"#
         _ = try await h.post("/v1/devices/validate", body)
@@ -128,7 +128,7 @@ import TwoBitsService
     }
 
     @Test func metricsCountRequestsAndAppleCalls() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let device = h.freshDevice()
         _ = try await h.post("/v1/devices/validate", #"{"device_token":"\#(device.token)"}"#)
         let metrics = try await h.request("GET", "/metrics", key: nil).text

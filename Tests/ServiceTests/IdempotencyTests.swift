@@ -30,7 +30,7 @@ import TwoBitsCrypto
     }
 
     @Test func theSameKeyAndBodyReplayTheFirstAnswerByteForByteWithoutCallingApple() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let device = h.freshDevice()
         let first = try Self.claim(h, "spring", token: device.token, key: "k-1")
         #expect(first.status == 200)
@@ -53,7 +53,7 @@ import TwoBitsCrypto
 
     @Test func aFinalRefusalIsReplayedToo() async throws {
         // The device claimed without a key; the keyed request's 409 already_claimed is final and replayed.
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let device = h.freshDevice()
         #expect(try await h.post("/v1/promotions/spring/claim", #"{"device_token":"\#(device.token)"}"#, key: "marketing").status == 200)
         let refused = try Self.claim(h, "spring", token: device.token, key: "k-refused")
@@ -70,7 +70,7 @@ import TwoBitsCrypto
 
     @Test func aTransientFailureIsNotStoredSoTheRetryRuns() async throws {
         // A 503 is not a final answer: the key is given back, and the retry with it reaches Apple and claims.
-        let h = try ServiceHarness(apple: ["timeout_ms": "400"])
+        let h = try await ServiceHarness(apple: ["timeout_ms": "400"])
         let device = h.freshDevice()
         h.sandbox.inject(Fault(kind: .status, status: 503, count: 1_000))
         let unavailable = try Self.claim(h, "spring", token: device.token, key: "k-503")
@@ -84,7 +84,7 @@ import TwoBitsCrypto
     }
 
     @Test func theSameKeyForAnotherDeviceIs422AndWritesNothing() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let first = h.freshDevice(), other = h.freshDevice()
         #expect(try Self.claim(h, "spring", token: first.token, key: "k-dev").status == 200)
         let calls = Self.appleCalls(h)
@@ -110,7 +110,7 @@ import TwoBitsCrypto
 
     @Test func anotherFreshTokenOfTheSameDeviceIsAnotherRequest() async throws {
         // The fingerprint is over the token as sent: Apple's tokens differ every time, so a retry must resend the same one.
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let device = h.freshDevice()
         #expect(try Self.claim(h, "spring", token: device.token, key: "k-tok").status == 200)
         let calls = Self.appleCalls(h)
@@ -122,7 +122,7 @@ import TwoBitsCrypto
     }
 
     @Test func theSameKeyForAnotherPromotionIs422AndWritesNothing() async throws {
-        let h = try ServiceHarness(extra: Self.twoPromotions)
+        let h = try await ServiceHarness(extra: Self.twoPromotions)
         let device = h.freshDevice()
         #expect(try Self.claim(h, "spring", token: device.token, key: "k-promo").status == 200)
         let calls = Self.appleCalls(h)
@@ -145,7 +145,7 @@ import TwoBitsCrypto
     @Test func anotherRouteDoesNotUseTheKey() async throws {
         // Only the claim route takes Idempotency-Key (docs/openapi.yaml); on eligibility it is ignored:
         // neither a replay of the claim nor a conflict.
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let device = h.freshDevice()
         #expect(try Self.claim(h, "spring", token: device.token, key: "k-route").status == 200)
         let other = try RawAnswer.post(port: h.service.port, path: "/v1/promotions/spring/eligibility", body: #"{"device_token":"\#(device.token)"}"#,
@@ -159,7 +159,7 @@ import TwoBitsCrypto
     @Test func keysArePerClient() async throws {
         // docs/openapi.yaml: the key is "scoped to the client". Another client's identical key is another
         // request: it is neither replayed nor refused as a conflict, it runs.
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let a = h.freshDevice(), b = h.freshDevice()
         #expect(try Self.claim(h, "spring", token: a.token, key: "shared", client: "all").status == 200)
 
@@ -182,7 +182,7 @@ import TwoBitsCrypto
 
     @Test func concurrentFirstUsesOfOneKeyMakeOneAppleUpdate() async throws {
         // Apple answers slowly, so every twin arrives while the first is still running.
-        let h = try ServiceHarness(sandboxLatencyMilliseconds: 300)
+        let h = try await ServiceHarness(sandboxLatencyMilliseconds: 300)
         let device = h.freshDevice()
         let body = #"{"device_token":"\#(device.token)"}"#
         let answers = await withTaskGroup(of: ServiceHarness.Answer?.self) { group in

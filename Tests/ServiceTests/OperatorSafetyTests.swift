@@ -31,7 +31,7 @@ struct OperatorSafetyTests {
 
     @Test func theListeningLogLineCarriesNoURLCredentials() async throws {
         // The sandbox ignores the userinfo; the log line must not show it.
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let port = URL(string: h.sandbox.baseURL)!.port!
         await h.close()
         let directory = NSTemporaryDirectory() + "twobits-safety-" + SecureRandom.bytes(6).hexString
@@ -42,7 +42,7 @@ struct OperatorSafetyTests {
         let configuration = try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory)
         let log = LogCollector()
         let service = try TwoBitsService(configuration: configuration, logger: Logger(sink: { log.append($0) }))
-        try service.start()
+        try await service.start()
         await service.shutdown()
         let text = log.withLock { $0.joined() }
         #expect(text.contains("listening"))

@@ -117,7 +117,7 @@ struct RateLimiterTests {
 @Suite("Rate limits over HTTP")
 struct RateLimitHTTPTests {
     @Test func aClientOverItsRateGets429WithRetryAfterAndAppleSeesNoCall() async throws {
-        let h = try ServiceHarness(clientFields: ["marketing": #""rate_per_second":0.2,"burst":2"#])
+        let h = try await ServiceHarness(clientFields: ["marketing": #""rate_per_second":0.2,"burst":2"#])
         let device = h.freshDevice()
         let body = #"{"device_token":"\#(device.token)"}"#
         #expect(try await h.post("/v1/devices/validate", body, key: "marketing").status == 200)
@@ -138,7 +138,7 @@ struct RateLimitHTTPTests {
 
     @Test func theGlobalCeilingRefusesEveryClientOnceSpent() async throws {
         // One call per second, so the second request (well within that second) is over the ceiling.
-        let h = try ServiceHarness(apple: ["max_calls_per_second": "1"])
+        let h = try await ServiceHarness(apple: ["max_calls_per_second": "1"])
         let device = h.freshDevice()
         let body = #"{"device_token":"\#(device.token)"}"#
         #expect(try await h.post("/v1/devices/validate", body, key: "all").status == 200)

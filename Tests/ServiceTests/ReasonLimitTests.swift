@@ -12,7 +12,7 @@ struct ReasonLimitTests {
     }
 
     @Test func reasonsAreCappedInCodePointsWhichBoundsTheirBytes() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let emoji = String(repeating: "😀", count: 499)
         // 500 code points (1,997 bytes) pass; 501 do not, though Swift counts both as 500 characters.
         let fits = emoji + "e", over = emoji + "e\u{301}"
@@ -31,7 +31,7 @@ struct ReasonLimitTests {
 
     @Test(arguments: ["\u{0}", "cut\u{0}here", "\u{1B}[31mred", "line\nbreak", "tab\there", "\u{7F}", "\u{1F}"])
     func controlCharactersAreRefused(reason: String) async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let answer = try await Self.ban(h, reason: reason)
         #expect(answer.status == 400 && answer.code == "bad_request", "\(answer.text)")
         #expect(answer.json?["error"]?["message"]?.stringValue?.contains("control") == true)
@@ -41,7 +41,7 @@ struct ReasonLimitTests {
     }
 
     @Test func printableReasonsWithAccentsAndEmojiAreKept() async throws {
-        let h = try ServiceHarness()
+        let h = try await ServiceHarness()
         let answer = try await Self.ban(h, reason: "fraude répétée 😀 — see ticket #12")
         #expect(answer.status == 202, "\(answer.text)")
         let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")

@@ -1,4 +1,4 @@
-import Storage
+import Ledger
 
 /// A device let through `BitPolicy.admit`.
 public struct Admission: Sendable {

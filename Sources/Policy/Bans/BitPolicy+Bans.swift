@@ -1,6 +1,6 @@
 import DeviceCheck
 import Foundation
-import Storage
+import Ledger
 
 extension BitPolicy {
     func requireBanMeaning() throws(PolicyError) {
@@ -24,17 +24,17 @@ extension BitPolicy {
         try requireBanMeaning()
         let meaning = meaning(of: try await queryBeforeWrite(token))
         try await write(token, bits: bits(baseBits(for: meaning), banned: banned), before: meaning, audit: AuditEvent(
-            client: client, action: banned ? "ban" : "unban", result: "ok", reason: reason))
+            client: client, action: banned ? .ban : .unban, result: "ok", reason: reason))
         return BanOutcome(banned: banned, applied: true)
     }
 
     /// Orders a ban or unban for an install id, applied when that install next shows a device token.
-    public func orderPending(_ kind: PendingDeviceAction.Kind, installID: String, reason: String?, client: String) throws(PolicyError) -> BanOutcome {
+    public func orderPending(_ kind: PendingDeviceAction.Kind, installID: String, reason: String?, client: String) async throws(PolicyError) -> BanOutcome {
         try requireBanMeaning()
         do {
-            try ledger.setPendingAction(PendingDeviceAction(installID: installID, kind: kind, reason: reason, client: client, createdAt: now()))
+            try await ledger.setPendingAction(PendingDeviceAction(installID: installID, kind: kind, reason: reason, client: client, createdAt: now()))
         } catch { throw .storage(error) }
-        try record(AuditEvent(at: now(), client: client, action: "\(kind.rawValue).pending", subject: installID, result: "pending", reason: reason))
+        try await record(AuditEvent(at: now(), client: client, action: .pending(kind), subject: installID, result: "pending", reason: reason))
         return BanOutcome(banned: kind == .ban, applied: false)
     }
 
@@ -43,13 +43,13 @@ extension BitPolicy {
     public func applyPending(installID: String, token: DeviceToken, meaning: DeviceMeaning, client: String) async throws(PolicyError) -> (DeviceMeaning, PendingDeviceAction.Kind)? {
         guard layout.hasBanMeaning else { return nil }
         let pending: PendingDeviceAction?
-        do { pending = try ledger.pendingAction(installID: installID) } catch { throw .storage(error) }
-        guard let pending, try mayApply(pending, to: meaning) else { return nil }
+        do { pending = try await ledger.pendingAction(installID: installID) } catch { throw .storage(error) }
+        guard let pending, try await mayApply(pending, to: meaning) else { return nil }
         let newBits = bits(baseBits(for: meaning), banned: pending.kind == .ban)
         try await write(token, bits: newBits, before: meaning, audit: AuditEvent(
-            client: client, action: "\(pending.kind.rawValue).applied", subject: installID, result: "ok",
+            client: client, action: .applied(pending.kind), subject: installID, result: "ok",
             reason: [pending.reason, "ordered by \(pending.client)"].compactMap { $0 }.joined(separator: "; ")))
-        do { try ledger.removePendingAction(installID: installID) } catch { throw .storage(error) }
+        do { try await ledger.removePendingAction(installID: installID) } catch { throw .storage(error) }
         let after = self.meaning(of: .state(BitState(bits: newBits, lastUpdated: currentMonth)))
         return (after, pending.kind)
     }

@@ -1,5 +1,5 @@
 import DeviceCheck
-import Storage
+import Ledger
 
 extension BitPolicy {
     /// Registers a fresh install: never-set (or stale) devices are stamped with count 0, each later
@@ -16,7 +16,7 @@ extension BitPolicy {
         if meaning.effective == nil { count = 0 } else { count = min((meaning.reinstalls ?? 0) + 1, 3) }
         let banned = count >= banAt
         try await write(token, bits: Bits(counter: count), before: meaning, audit: AuditEvent(
-            client: client, action: "install.register", subject: installID,
+            client: client, action: .installRegister, subject: installID,
             result: banned ? "banned" : "ok", reason: banned ? "automatic ban: \(count) reinstalls reached ban_at \(banAt)" : nil))
         return InstallOutcome(reinstalls: count, banned: banned, appliedPending: admission.appliedPending)
     }

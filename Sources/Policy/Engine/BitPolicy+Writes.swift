@@ -1,6 +1,6 @@
 import DeviceCheck
 import Foundation
-import Storage
+import Ledger
 
 extension BitPolicy {
     /// Writes both bits to Apple, audited from before the call to its real outcome; returns Apple's
@@ -27,23 +27,23 @@ extension BitPolicy {
         event.result = "pending"
         let intent = WriteIntent(id: UUID().uuidString.lowercased(), tokenPrefix: token.shortDigest, bits: "\(bits)", month: month.description,
                                  successResult: audit.result, event: event)
-        do { try ledger.recordWriteIntent(intent) } catch { throw .storage(error) }
+        do { try await ledger.recordWriteIntent(intent) } catch { throw .storage(error) }
         if Task.isCancelled {
-            _ = try? ledger.resolveWriteIntent(id: intent.id, result: "failed", bitsAfter: nil,
-                                               reason: Self.joined(audit.reason, "cancelled before the update was sent"), transactionID: nil)
+            _ = try? await ledger.resolveWriteIntent(id: intent.id, result: "failed", bitsAfter: nil,
+                                                     reason: Self.joined(audit.reason, "cancelled before the update was sent"), transactionID: nil)
             throw .cancelled
         }
 
         let transactionID: String
         do { transactionID = try await apple.update(token, bits: bits) } catch {
             let result = Self.isOutcomeUnknown(error) ? "unknown" : "failed"
-            _ = try? ledger.resolveWriteIntent(id: intent.id, result: result, bitsAfter: result == "unknown" ? event.bitsAfter : nil,
+            _ = try? await ledger.resolveWriteIntent(id: intent.id, result: result, bitsAfter: result == "unknown" ? event.bitsAfter : nil,
                                                reason: Self.joined(audit.reason, error.description), transactionID: nil)
             throw .apple(error)
         }
         // Apple has written. Should this resolution be lost (the ledger failing right now), the event stays
         // `pending` with the token kept, and the reconciliation at the next start settles it by a query.
-        _ = try? ledger.resolveWriteIntent(id: intent.id, result: audit.result, bitsAfter: event.bitsAfter, reason: audit.reason,
+        _ = try? await ledger.resolveWriteIntent(id: intent.id, result: audit.result, bitsAfter: event.bitsAfter, reason: audit.reason,
                                            transactionID: transactionID)
         return transactionID
     }
@@ -63,21 +63,21 @@ extension BitPolicy {
     /// retry writes, so its own write cannot be mistaken for theirs.
     func queryBeforeWrite(_ token: DeviceToken) async throws(PolicyError) -> QueryResult {
         let result = try await query(token)
-        for intent in (try? ledger.unknownWriteIntents(tokenPrefix: token.shortDigest, limit: 20)) ?? [] {
-            settle(intent, from: result)
+        for intent in (try? await ledger.unknownWriteIntents(tokenPrefix: token.shortDigest, limit: 20)) ?? [] {
+            await settle(intent, from: result)
         }
         return result
     }
 
     /// Resolves `intent` from a query answer read after it: written when the device shows the intended
     /// bits stamped in the intent's month or later, otherwise not written.
-    func settle(_ intent: WriteIntent, from result: QueryResult) {
+    func settle(_ intent: WriteIntent, from result: QueryResult) async {
         var written = false
         if case .state(let state) = result, "\(state.bits)" == intent.bits, let month = YearMonth(intent.month), state.lastUpdated >= month {
             written = true
         }
         let verdict = written ? "the device shows the intended bits" : "the device does not show the intended bits"
-        _ = try? ledger.resolveWriteIntent(id: intent.id, result: written ? intent.successResult : "failed",
+        _ = try? await ledger.resolveWriteIntent(id: intent.id, result: written ? intent.successResult : "failed",
                                            bitsAfter: written ? intent.event.bitsAfter : nil,
                                            reason: Self.joined(intent.event.reason, "settled by a later query of the device token: \(verdict)"),
                                            transactionID: nil)
@@ -86,9 +86,9 @@ extension BitPolicy {
     /// At start-up, before serving: the writes an earlier process left `pending` (it stopped between
     /// recording the intent and Apple's answer) become `unknown`, to be settled by the next request with
     /// the same device token (`queryBeforeWrite`). Returns how many.
-    public func reconcileInterruptedWrites() throws(PolicyError) -> Int {
+    public func reconcileInterruptedWrites() async throws(PolicyError) -> Int {
         do {
-            return try ledger.markInterruptedWriteIntents(reason: "the process stopped before Apple answered")
+            return try await ledger.markInterruptedWriteIntents(reason: "the process stopped before Apple answered")
         } catch { throw .storage(error) }
     }
 }

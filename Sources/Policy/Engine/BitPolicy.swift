@@ -1,6 +1,6 @@
 import DeviceCheck
 import Foundation
-import Storage
+import Ledger
 
 /// Decides what the bits mean and how they change. Every write is read-modify-write of both bits.
 ///
@@ -82,8 +82,8 @@ public final class BitPolicy: Sendable {
         do { try await apple.validate(token) } catch { throw .apple(error) }
     }
 
-    func record(_ event: AuditEvent) throws(PolicyError) {
-        do { try ledger.record(event) } catch { throw .storage(error) }
+    func record(_ event: AuditEvent) async throws(PolicyError) {
+        do { try await ledger.record(event) } catch { throw .storage(error) }
     }
 
     static func describe(_ meaning: DeviceMeaning) -> String {

@@ -1,5 +1,5 @@
 import DeviceCheck
-import Storage
+import Ledger
 
 /// Why a policy operation did not happen.
 public enum PolicyError: Error, Sendable {

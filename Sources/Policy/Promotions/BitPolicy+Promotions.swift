@@ -1,5 +1,5 @@
 import DeviceCheck
-import Storage
+import Ledger
 
 extension BitPolicy {
     /// The promotion by id, checked to be usable now.
@@ -19,7 +19,7 @@ extension BitPolicy {
     ///   - resuming: true when an earlier attempt of this same request recorded its intent and may have
     ///     written already; a claim found in place is then this request's own, and answered as success.
     public func claim(_ promotionID: String, token: DeviceToken, client: String, resuming: Bool = false,
-                      beforeWrite: @Sendable (String) throws(PolicyError) -> Void = { _ throws(PolicyError) in }) async throws(PolicyError) -> ClaimOutcome {
+                      beforeWrite: @Sendable (String) async throws(PolicyError) -> Void = { _ throws(PolicyError) in }) async throws(PolicyError) -> ClaimOutcome {
         let promotion = try promotion(promotionID)
         let month = currentMonth
         guard promotion.isActive(in: month) else {
@@ -33,9 +33,9 @@ extension BitPolicy {
         }
         var bits = baseBits(for: meaning)
         bits[promotion.bit] = true
-        try beforeWrite("promotion.claim \(promotion.id) bit\(promotion.bit) -> \(bits) token:\(token.shortDigest)")
+        try await beforeWrite("promotion.claim \(promotion.id) bit\(promotion.bit) -> \(bits) token:\(token.shortDigest)")
         let transaction = try await write(token, bits: bits, before: meaning, audit: AuditEvent(
-            client: client, action: "promotion.claim", subject: promotion.id, result: "ok"))
+            client: client, action: .promotionClaim, subject: promotion.id, result: "ok"))
         return ClaimOutcome(promotionID: promotion.id, claimedMonth: month, transactionID: transaction)
     }
 

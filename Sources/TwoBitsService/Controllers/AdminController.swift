@@ -2,7 +2,7 @@ import DeviceCheck
 import Foundation
 import HTTPServer
 import Policy
-import Storage
+import Ledger
 
 /// Bans, unbans, device state, pending orders and the audit trail (role `admin`).
 struct AdminController: Sendable {
@@ -14,8 +14,8 @@ struct AdminController: Sendable {
         routes.add("POST", "/v1/admin/bans", .role(.admin)) { request throws(APIError) in try await order(request, ban: true) }
         routes.add("POST", "/v1/admin/unbans", .role(.admin)) { request throws(APIError) in try await order(request, ban: false) }
         routes.add("POST", "/v1/admin/devices/state", .role(.admin)) { request throws(APIError) in try await state(request) }
-        routes.add("GET", "/v1/admin/bans/pending", .role(.admin)) { _ throws(APIError) in try pending() }
-        routes.add("GET", "/v1/admin/audit", .role(.admin)) { request throws(APIError) in try audit(request) }
+        routes.add("GET", "/v1/admin/bans/pending", .role(.admin)) { _ throws(APIError) in try await pending() }
+        routes.add("GET", "/v1/admin/audit", .role(.admin)) { request throws(APIError) in try await audit(request) }
     }
 
     private func order(_ request: APIRequest, ban: Bool) async throws(APIError) -> HTTPResponse {
@@ -33,7 +33,7 @@ struct AdminController: Sendable {
                 count(ban, applied: true)
                 return .json(200, Answer(banned: outcome.banned, applied: true, install_id: nil))
             }
-            let outcome = try policy.orderPending(ban ? .ban : .unban, installID: installID!, reason: reason, client: request.clientName)
+            let outcome = try await policy.orderPending(ban ? .ban : .unban, installID: installID!, reason: reason, client: request.clientName)
             count(ban, applied: false)
             return .json(202, Answer(banned: outcome.banned, applied: false, install_id: installID))
         } catch { throw APIError(error) }
@@ -53,15 +53,15 @@ struct AdminController: Sendable {
         return .json(200, DeviceStateReport(meaning: meaning, layout: policy.layout, tokenPrefix: token.shortDigest))
     }
 
-    private func pending() throws(APIError) -> HTTPResponse {
+    private func pending() async throws(APIError) -> HTTPResponse {
         let actions: [PendingDeviceAction]
-        do { actions = try ledger.pendingActions() } catch { throw APIError(.storage(error)) }
+        do { actions = try await ledger.pendingActions() } catch { throw APIError(.storage(error)) }
         struct Item: Encodable { let install_id: String; let action: String; let reason: String?; let client: String; let created_at: String }
         let items = actions.map { Item(install_id: $0.installID, action: $0.kind.rawValue, reason: $0.reason, client: $0.client, created_at: Self.iso($0.createdAt)) }
         return .json(200, ["pending": items])
     }
 
-    private func audit(_ request: APIRequest) throws(APIError) -> HTTPResponse {
+    private func audit(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
         var limit = 50
         if let text = request.http.query["limit"] {
             guard let value = Int(text), (1...500).contains(value) else { throw .badRequest("limit must be 1-500") }
@@ -73,7 +73,7 @@ struct AdminController: Sendable {
             before = value
         }
         let events: [AuditEvent]
-        do { events = try ledger.auditEvents(limit: limit, before: before) } catch { throw APIError(.storage(error)) }
+        do { events = try await ledger.auditEvents(limit: limit, before: before) } catch { throw APIError(.storage(error)) }
         struct Item: Encodable {
             let id: Int64; let at: String; let client: String; let action: String; let subject: String?
             let bits_before: String?; let bits_after: String?; let result: String; let reason: String?

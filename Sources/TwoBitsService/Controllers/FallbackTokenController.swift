@@ -1,7 +1,7 @@
 import DeviceCheck
 import Foundation
 import HTTPServer
-import Storage
+import Ledger
 import Tokens
 
 /// Fallback-tier tokens: exchange and verify (role `tokens`), the JWKS (public), and debug secrets (role `admin`).
@@ -40,7 +40,7 @@ struct FallbackTokenController: Sendable {
             try body.allowOnly(["token", "consume"])
             let token = try body.string("token")
             let consume = try body.optionalBool("consume") ?? false
-            switch try service.verify(token, consume: consume) {
+            switch try await service.verify(token, consume: consume) {
             case .valid(let claims, let alreadyConsumed):
                 struct Answer: Encodable { let valid: Bool; let claims: FallbackTokenClaims; let already_consumed: Bool }
                 return .json(200, Answer(valid: true, claims: claims, already_consumed: alreadyConsumed))
@@ -61,7 +61,7 @@ struct FallbackTokenController: Sendable {
             let body = try request.jsonBody()
             try body.allowOnly(["name"])
             let name = try body.string("name")
-            let secret = try service.createDebugSecret(name: name, client: request.clientName)
+            let secret = try await service.createDebugSecret(name: name, client: request.clientName)
             struct Answer: Encodable { let name: String; let debug_secret: String; let note: String }
             return .json(201, Answer(name: name, debug_secret: secret, note: "shown once; only its SHA-256 is stored"))
         }
@@ -69,13 +69,13 @@ struct FallbackTokenController: Sendable {
         routes.add("GET", "/v1/admin/debug-secrets", .role(.admin)) { _ throws(APIError) in
             let service = try enabled()
             struct Item: Encodable { let name: String; let created_at: String }
-            let items = try service.debugSecretNames().map { Item(name: $0.name, created_at: AdminController.iso($0.createdAt)) }
+            let items = try await service.debugSecretNames().map { Item(name: $0.name, created_at: AdminController.iso($0.createdAt)) }
             return .json(200, ["debug_secrets": items])
         }
 
         routes.add("DELETE", "/v1/admin/debug-secrets/{name}", .role(.admin)) { request throws(APIError) in
             let service = try enabled()
-            try service.deleteDebugSecret(name: request.parameter("name"), client: request.clientName)
+            try await service.deleteDebugSecret(name: request.parameter("name"), client: request.clientName)
             return HTTPResponse(status: 204)
         }
     }

@@ -1,6 +1,6 @@
 import DeviceCheck
 import HTTPServer
-import Storage
+import Ledger
 
 /// `/healthz` (alive), `/readyz` (configuration, keys and storage usable), `/metrics` (Prometheus).
 struct HealthController: Sendable {
@@ -13,18 +13,18 @@ struct HealthController: Sendable {
 
     func register(in routes: inout RouteTable) {
         routes.add("GET", "/healthz", .public) { _ in .json(200, ["status": "ok"]) }
-        routes.add("GET", "/readyz", .public) { _ in readiness() }
+        routes.add("GET", "/readyz", .public) { _ in await readiness() }
         routes.add("GET", "/metrics", .public) { _ in
             HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: .init(metrics.render().utf8))
         }
     }
 
-    private func readiness() -> HTTPResponse {
+    private func readiness() async -> HTTPResponse {
         var checks: [String: String] = ["configuration": "ok"]
         // Signing proves the developer key is loaded and usable; the token is not sent anywhere.
         checks["apple_key"] = developerTokens.current().jwt.split(separator: ".").count == 3 ? "ok" : "failed"
         // A write is proven (at most every few seconds); SQLite's text stays out of this public answer.
-        do { try ledger.checkHealth(); checks["storage"] = "ok" } catch {
+        do { try await ledger.checkHealth(); checks["storage"] = "ok" } catch {
             checks["storage"] = "failed: the ledger cannot be written"
             logger.log(.error, "readiness: the ledger cannot be written", ["detail": .string(error.message)])
         }

@@ -2,7 +2,7 @@ import DeviceCheck
 import Foundation
 import HTTPServer
 import Policy
-import Storage
+import Ledger
 import TwoBitsCrypto
 
 /// Promotion claims and eligibility (role `promotions`).
@@ -45,7 +45,7 @@ struct PromotionController: Sendable {
             let fingerprint = SHA256.hex("claim|\(id)|\(token.base64)")
             let begin: IdempotencyBegin
             do {
-                begin = try ledger.beginIdempotent(client: client, key: key, requestHash: fingerprint, owner: Self.instance, now: Date())
+                begin = try await ledger.beginIdempotent(client: client, key: key, requestHash: fingerprint, owner: Self.instance, now: Date())
             } catch { throw APIError(.storage(error)) }
             switch begin {
             case .replay(let status, let stored):
@@ -68,7 +68,7 @@ struct PromotionController: Sendable {
         do throws(PolicyError) {
             let outcome = try await policy.claim(id, token: token, client: client, resuming: resuming) { intent throws(PolicyError) in
                 guard let key = idempotencyKey else { return }
-                do throws(StorageError) { try ledger.recordIntent(client: client, key: key, intent: intent) } catch { throw .storage(error) }
+                do throws(StorageError) { try await ledger.recordIntent(client: client, key: key, intent: intent) } catch { throw .storage(error) }
             }
             count(id, outcome.transactionID == nil ? "claimed_on_retry" : "claimed")
             response = .json(200, Claimed(promotion: id, claimed: true, claimed_month: outcome.claimedMonth.description))
@@ -77,15 +77,15 @@ struct PromotionController: Sendable {
             count(id, apiError.code)
             if let key = idempotencyKey {
                 // Final answers are replayed; transient ones leave the key open for the retry.
-                if apiError.status < 500 { try? ledger.completeIdempotent(client: client, key: key, status: apiError.status, body: apiError.response.body) }
-                else { try? ledger.abandonIdempotent(client: client, key: key) }
+                if apiError.status < 500 { try? await ledger.completeIdempotent(client: client, key: key, status: apiError.status, body: apiError.response.body) }
+                else { try? await ledger.abandonIdempotent(client: client, key: key) }
             }
             throw apiError
         }
         if let key = idempotencyKey {
-            do { try ledger.completeIdempotent(client: client, key: key, status: response.status, body: response.body) } catch {
+            do { try await ledger.completeIdempotent(client: client, key: key, status: response.status, body: response.body) } catch {
                 // Give the key back (its intent stays), so the retry resumes instead of waiting on a twin.
-                try? ledger.abandonIdempotent(client: client, key: key)
+                try? await ledger.abandonIdempotent(client: client, key: key)
                 throw APIError(.storage(error))
             }
         }

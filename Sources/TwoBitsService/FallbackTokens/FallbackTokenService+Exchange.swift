@@ -1,7 +1,7 @@
 import DeviceCheck
 import Foundation
 import Policy
-import Storage
+import Ledger
 import Tokens
 import TwoBitsCrypto
 
@@ -16,7 +16,7 @@ extension FallbackTokenService {
                 throw APIError(403, "debug_disabled", "debug secrets work only while apple.environment is development")
             }
             let name: String?
-            do { name = try ledger.debugSecretName(digest: SHA256.hex(secret)) } catch { throw APIError(.storage(error)) }
+            do { name = try await ledger.debugSecretName(digest: SHA256.hex(secret)) } catch { throw APIError(.storage(error)) }
             guard name != nil else {
                 refuse("invalid_debug_secret")
                 throw APIError(401, "invalid_debug_secret", "unknown or revoked debug secret")
@@ -27,7 +27,7 @@ extension FallbackTokenService {
             let now = Date()
             let remembered: Bool
             do {
-                remembered = try ledger.rememberDeviceToken(digest: token.digest, until: now.addingTimeInterval(TimeInterval(settings.reuseWindowSeconds)), now: now)
+                remembered = try await ledger.rememberDeviceToken(digest: token.digest, until: now.addingTimeInterval(TimeInterval(settings.reuseWindowSeconds)), now: now)
             } catch { throw APIError(.storage(error)) }
             guard remembered else {
                 refuse("reused")
@@ -45,7 +45,7 @@ extension FallbackTokenService {
                 case .apple(.invalidDeviceToken): refuse("invalid")
                 default:
                     // No verdict on the token: let the client retry the same token.
-                    try? ledger.forgetDeviceToken(digest: token.digest)
+                    try? await ledger.forgetDeviceToken(digest: token.digest)
                     refuse(apiError.status == 503 ? "apple_unavailable" : apiError.code)
                 }
                 throw apiError

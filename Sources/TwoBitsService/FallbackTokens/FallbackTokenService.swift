@@ -1,7 +1,7 @@
 import DeviceCheck
 import Foundation
 import Policy
-import Storage
+import Ledger
 import Locking
 import Tokens
 import TwoBitsCrypto
@@ -79,7 +79,7 @@ final class FallbackTokenService: Sendable {
     func keysSnapshot() -> Keys { keys.withLock { $0 } }
 
     /// Re-reads the key directory (SIGHUP): the newest key starts signing, retired ones keep verifying.
-    func reloadKeys() {
+    func reloadKeys() async {
         do {
             let all = try store.load()
             let newest = all.last!
@@ -88,7 +88,7 @@ final class FallbackTokenService: Sendable {
             let fresh = Self.keys(all, signing: newest, store: store, settings: settings, lifetime: maxTokenLifetime)
             keys.withLock { $0 = fresh }
             if previous != newest.kid {
-                _ = try? ledger.record(AuditEvent(client: "server", action: "keys.activated", subject: newest.kid, result: "ok",
+                _ = try? await ledger.record(AuditEvent(client: "server", action: .keysActivated, subject: newest.kid, result: "ok",
                                                   reason: "replaces \(previous)"))
             }
             logger.log(.info, "signing keys reloaded", ["signing_kid": .string(newest.kid), "verifying": .int(fresh.all.count)])
@@ -119,8 +119,8 @@ final class FallbackTokenService: Sendable {
         return keysSnapshot().verifier
     }
 
-    func warnAboutDebugSecrets() {
-        guard environment == .production, let names = try? ledger.debugSecretNames(), !names.isEmpty else { return }
+    func warnAboutDebugSecrets() async {
+        guard environment == .production, let names = try? await ledger.debugSecretNames(), !names.isEmpty else { return }
         logger.log(.warning, "debug secrets exist but are refused in production; delete them with DELETE /v1/admin/debug-secrets/{name}",
                    ["count": .int(names.count)])
     }

@@ -1,6 +1,6 @@
 import DeviceCheck
 import HTTPServer
-import Storage
+import Ledger
 
 /// An error answer in the one envelope every route uses: `{"error":{"code":"…","message":"…"}}`.
 public struct APIError: Error, Sendable {

@@ -1,5 +1,6 @@
 import Foundation
-import Storage
+import Ledger
+import SQLiteLedger
 import Tokens
 
 /// `twobits keys generate|rotate|list|prune --dir DIR`: the fallback-token signing keys.
@@ -16,14 +17,14 @@ enum KeysCommand {
             printError("note: not recorded in the audit trail; pass --database FILE (or set TWOBITS_DATABASE) to record key changes")
         }
 
-        func audit(_ action: String, _ subject: String, _ reason: String? = nil) {
+        func audit(_ action: AuditAction, _ subject: String, _ reason: String? = nil) {
             _ = try? ledger?.record(AuditEvent(client: "cli", action: action, subject: subject, result: "ok", reason: reason))
         }
 
         switch action {
         case "generate", "rotate":
             let key = try store.generate()
-            audit("keys.\(action)", key.kid)
+            audit(action == "rotate" ? .keysRotate : .keysGenerate, key.kid)
             print("created \(key.path)")
             print("kid \(key.kid)")
             if action == "rotate" { print("It signs from the next start or SIGHUP of the server; older keys stay in the JWKS until their tokens expire.") }
@@ -44,7 +45,7 @@ enum KeysCommand {
         case "prune":
             let removed = try store.prune(maxTokenLifetime: TimeInterval(maxTTL))
             for key in removed {
-                audit("keys.prune", key.kid)
+                audit(.keysPrune, key.kid)
                 print("removed \(key.kid)")
             }
             if removed.isEmpty { print("nothing to prune (keys retired less than --max-ttl \(maxTTL) s ago may still have live tokens)") }

@@ -11,12 +11,12 @@ enum ServeCommand {
         do throws(ConfigurationError) {
             let configuration = try ServiceConfiguration.load(path: path)
             service = try TwoBitsService(configuration: configuration)
-            try service.start()
+            try await service.start()
         } catch {
             printError("twobits serve: configuration error: \(error)")
             return 1
         }
-        let signal = await SignalWaiter().waitForTermination { service.reloadKeys() }
+        let signal = await SignalWaiter().waitForTermination { Task { await service.reloadKeys() } }
         printError("twobits serve: received signal \(signal), shutting down")
         await service.shutdown()
         return 0

@@ -31,7 +31,7 @@ final class ServiceHarness: Sendable {
     ///     configuration refuses, such as a request deadline shorter than Apple's timeout).
     init(extra: [String: String] = [:], apple: [String: String] = [:], sandboxKey: P256PrivateKey? = nil,
          sandboxLatencyMilliseconds: Int = 0, clientFields: [String: String] = [:],
-         adjust: (inout ServiceConfiguration) -> Void = { _ in }) throws {
+         adjust: (inout ServiceConfiguration) -> Void = { _ in }) async throws {
         directory = NSTemporaryDirectory() + "twobits-service-" + SecureRandom.bytes(6).hexString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let appleKey = P256PrivateKey.generate()
@@ -74,7 +74,7 @@ final class ServiceHarness: Sendable {
         adjust(&configuration)
         let collector = log
         service = try TwoBitsService(configuration: configuration, logger: Logger(sink: { data in collector.append(data) }))
-        try service.start()
+        try await service.start()
     }
 
     func close() async {

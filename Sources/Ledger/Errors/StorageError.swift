@@ -2,6 +2,5 @@
 public struct StorageError: Error, CustomStringConvertible, Sendable {
     public let message: String
     public init(_ message: String) { self.message = message }
-    public init(_ error: SQLiteError) { self.message = error.description }
     public var description: String { "storage: \(message)" }
 }

@@ -1,9 +1,15 @@
 import Foundation
+import Ledger
 import Locking
 
 /// The embedded ledger: one SQLite file in WAL mode, schema migrated at open.
+///
+/// Calls run inline on the caller's thread (a write costs microseconds, see Benchmarks/LedgerBench);
+/// the WAL checkpoints, which fsync, run on a thread of their own (`WALCheckpointer`).
 public final class SQLiteLedger: Ledger {
     let db: SQLiteConnection
+    /// Nil for an in-memory database, or when SQLite's automatic (inline) checkpoints were asked for.
+    private let checkpointer: WALCheckpointer?
     private let sweeper = ExpirySweeper()
     /// The last readiness probe: when it ran and what it found, reused for `healthProbeInterval`.
     private let lastProbe = Lock<(at: ContinuousClock.Instant, error: StorageError?)?>(nil)
@@ -11,14 +17,29 @@ public final class SQLiteLedger: Ledger {
     let healthProbeInterval: Duration
 
     /// Opens or creates the file and applies pending migrations. `healthProbeInterval`: how long the
-    /// verdict of `checkHealth`'s write probe is reused.
-    public init(path: String, healthProbeInterval: Duration = .seconds(2)) throws(StorageError) {
+    /// verdict of `checkHealth`'s write probe is reused. `checkpointInterval`: the longest time between
+    /// two background checkpoints (one also starts when the log reaches 1000 pages); nil leaves
+    /// checkpoints to SQLite, inline in the commit that crosses 1000 pages (for comparison in the benchmark).
+    public init(path: String, healthProbeInterval: Duration = .seconds(2), checkpointInterval: Duration? = .seconds(1)) throws(StorageError) {
         self.healthProbeInterval = healthProbeInterval
-        do {
+        do throws(SQLiteError) {
             db = try SQLiteConnection(path: path)
             try SchemaMigrations.apply(to: db)
+            if let checkpointInterval, !SQLiteConnection.isMemory(path) {
+                let checkpointer = try WALCheckpointer(path: path, interval: checkpointInterval)
+                self.checkpointer = checkpointer
+                do throws(SQLiteError) { try db.onWALCommit { pages in checkpointer.committed(logPages: pages) } } catch {
+                    checkpointer.stop()
+                    throw error
+                }
+            } else {
+                checkpointer = nil
+            }
         } catch { throw StorageError(error) }
     }
+
+    /// Stops the checkpoint thread (after a last checkpoint); the connection closes when the ledger goes.
+    deinit { checkpointer?.stop() }
 
     /// The schema version now in the file.
     public var schemaVersion: Int { (try? db.query("PRAGMA user_version").first?.int("user_version")) ?? 0 }

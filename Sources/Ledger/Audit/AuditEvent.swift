@@ -6,7 +6,8 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     public var id: Int64
     public var at: Date
     public var client: String
-    /// e.g. "promotion.claim", "install.register", "ban", "unban", "ban.pending", "ban.applied", "keys.rotate"
+    /// An `AuditAction`'s raw value. A string, not the enum: a ledger shared with a newer version may hold
+    /// actions this build does not know, and they must still be listed.
     public var action: String
     /// Promotion id, install id, key id or debug-secret name.
     public var subject: String?
@@ -37,4 +38,15 @@ public struct AuditEvent: Sendable, Equatable, Codable {
         self.tokenPrefix = tokenPrefix
         self.intentID = intentID
     }
+
+    /// An event of one of the actions this build records.
+    public init(id: Int64 = 0, at: Date = Date(), client: String, action: AuditAction, subject: String? = nil, bitsBefore: String? = nil,
+                bitsAfter: String? = nil, result: String, reason: String? = nil, transactionID: String? = nil, tokenPrefix: String? = nil,
+                intentID: String? = nil) {
+        self.init(id: id, at: at, client: client, action: action.rawValue, subject: subject, bitsBefore: bitsBefore, bitsAfter: bitsAfter,
+                  result: result, reason: reason, transactionID: transactionID, tokenPrefix: tokenPrefix, intentID: intentID)
+    }
+
+    /// The action as this build knows it; nil for one recorded by a newer version.
+    public var knownAction: AuditAction? { AuditAction(rawValue: action) }
 }

@@ -1,10 +1,14 @@
 import Locking
 
 /// Runs a table's expiry sweep at most once a second instead of on every insert.
-final class ExpirySweeper: Sendable {
+public final class ExpirySweeper: Sendable {
     private let lastSweep = Lock<[String: Int64]>([:])
 
-    func sweepIfDue(table: String, nowMS: Int64, _ sweep: () throws(SQLiteError) -> Void) {
+    public init() {}
+
+    /// Runs `sweep` when `table` was last swept a second or more before `nowMS`; a failed sweep is
+    /// retried at the next due time (expired rows only cost space, never a wrong answer).
+    public func sweepIfDue<E: Error>(table: String, nowMS: Int64, _ sweep: () throws(E) -> Void) {
         let due = lastSweep.withLock { last -> Bool in
             guard nowMS - (last[table] ?? 0) >= 1_000 else { return false }
             last[table] = nowMS

@@ -14,6 +14,8 @@ public final class SQLiteConnection: @unchecked Sendable {
     public let path: String
     /// Device and inode of the file opened, to notice when the path names another file (or none).
     private let identity: FileIdentity?
+    /// The closure `sqlite3_wal_hook` calls after each commit, retained here (SQLite holds a bare pointer).
+    private var walHook: Unmanaged<WALHook>?
 
     /// Opens (creating if needed, mode 0600) the database file, in WAL mode with a busy timeout.
     /// SQLite creates the `-wal` and `-shm` files with the mode of the database file.
@@ -44,9 +46,39 @@ public final class SQLiteConnection: @unchecked Sendable {
     deinit {
         for statement in statements.values { sqlite3_finalize(statement) }
         sqlite3_close_v2(handle)
+        walHook?.release()
     }
 
-    private static func isMemory(_ path: String) -> Bool { path.isEmpty || path == ":memory:" || path.hasPrefix("file:") }
+    /// Replaces SQLite's automatic checkpoints (run inline by the committing writer, fsync included)
+    /// with `body`, called after each commit with the number of pages in the write-ahead log. Once, at setup.
+    public func onWALCommit(_ body: @escaping @Sendable (Int) -> Void) throws(SQLiteError) {
+        try execute("PRAGMA wal_autocheckpoint=0")
+        lock.withLock {
+            let hook = Unmanaged.passRetained(WALHook(body))
+            walHook?.release()
+            walHook = hook
+            sqlite3_wal_hook(handle, { context, _, _, pages in
+                if let context { Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().body(Int(pages)) }
+                return SQLITE_OK
+            }, hook.toOpaque())
+        }
+    }
+
+    /// A PASSIVE checkpoint: copies what it can of the write-ahead log into the database file without
+    /// waiting for (or blocking) readers and the writer. Returns the log's size and how much of it is
+    /// now in the database, in pages.
+    @discardableResult
+    public func checkpoint() throws(SQLiteError) -> (logPages: Int, checkpointedPages: Int) {
+        try lock.withLock { () throws(SQLiteError) in
+            var log: Int32 = 0
+            var done: Int32 = 0
+            let rc = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, &log, &done)
+            guard rc == SQLITE_OK else { throw currentError() }
+            return (Int(log), Int(done))
+        }
+    }
+
+    static func isMemory(_ path: String) -> Bool { path.isEmpty || path == ":memory:" || path.hasPrefix("file:") }
 
     /// Fails when the file at `path` is no longer the file this connection holds (deleted, or replaced
     /// by a rename): writes would go into a file nobody will ever open again.
@@ -154,4 +186,10 @@ public final class SQLiteConnection: @unchecked Sendable {
     private func currentError() -> SQLiteError {
         SQLiteError(code: sqlite3_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
     }
+}
+
+/// The boxed closure behind `sqlite3_wal_hook`'s context pointer.
+private final class WALHook {
+    let body: @Sendable (Int) -> Void
+    init(_ body: @escaping @Sendable (Int) -> Void) { self.body = body }
 }

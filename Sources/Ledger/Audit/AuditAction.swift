@@ -1,0 +1,27 @@
+/// Every action the audit trail records, each string declared once (docs/policy.md, "The audit trail").
+public enum AuditAction: String, Sendable, CaseIterable, Codable {
+    case promotionClaim = "promotion.claim"
+    case installRegister = "install.register"
+    case ban
+    case unban
+    case banPending = "ban.pending"
+    case unbanPending = "unban.pending"
+    case banApplied = "ban.applied"
+    case unbanApplied = "unban.applied"
+    case debugSecretCreate = "debug_secret.create"
+    case debugSecretDelete = "debug_secret.delete"
+    case keysGenerate = "keys.generate"
+    case keysRotate = "keys.rotate"
+    case keysPrune = "keys.prune"
+    case keysActivated = "keys.activated"
+
+    /// A ban or unban ordered by install id, recorded when ordered.
+    public static func pending(_ kind: PendingDeviceAction.Kind) -> AuditAction {
+        kind == .ban ? .banPending : .unbanPending
+    }
+
+    /// A ban or unban ordered by install id, recorded when written to the device's bits.
+    public static func applied(_ kind: PendingDeviceAction.Kind) -> AuditAction {
+        kind == .ban ? .banApplied : .unbanApplied
+    }
+}

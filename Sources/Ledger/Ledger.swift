@@ -1,0 +1,64 @@
+import Foundation
+
+/// Everything TwoBits remembers besides Apple's bits. SQLite by default; the protocol lets a
+/// PostgreSQL implementation follow for running several instances.
+///
+/// Every call is `async` so that an implementation may wait on a network round trip without holding a
+/// thread; records are plain Swift values. `SQLiteLedger`'s methods are synchronous and run on the
+/// caller's thread (a write costs tens of microseconds; its WAL checkpoints run on a thread of their own).
+public protocol Ledger: Sendable {
+    /// Fails when the store cannot take a write (readiness). Implementations may cache the verdict for a
+    /// few seconds; a database file that is no longer the file at its path fails at once.
+    func checkHealth() async throws(StorageError)
+
+    // Writes to Apple: intent before the call, resolution after (docs/policy.md, "The audit trail")
+    /// Records, in one transaction, the audit event (result `pending`) and what is needed to settle it.
+    /// When this throws, nothing may be written to Apple.
+    func recordWriteIntent(_ intent: WriteIntent) async throws(StorageError)
+    /// Resolves an unresolved (`pending` or `unknown`) intent; a no-op for one already resolved. Any result
+    /// but `unknown` forgets what was kept to settle it. `bitsAfter` replaces the intended bits (nil for a
+    /// write that did not happen).
+    func resolveWriteIntent(id: String, result: String, bitsAfter: String?, reason: String?, transactionID: String?) async throws(StorageError)
+    /// Intents still `unknown` for the device token with this short digest prefix, oldest first.
+    func unknownWriteIntents(tokenPrefix: String, limit: Int) async throws(StorageError) -> [WriteIntent]
+    /// At start-up: every intent still `pending` was left by a process that stopped before Apple answered;
+    /// they become `unknown` (reason appended). Returns how many.
+    func markInterruptedWriteIntents(reason: String) async throws(StorageError) -> Int
+
+    // Audit trail
+    @discardableResult
+    func record(_ event: AuditEvent) async throws(StorageError) -> Int64
+    /// Newest first; `before` is an event id cursor.
+    func auditEvents(limit: Int, before: Int64?) async throws(StorageError) -> [AuditEvent]
+
+    // Idempotency (24-hour window per client and key)
+    /// Reserves `key` for this request. `owner` identifies the running process, so that a twin still
+    /// running (same owner) is told apart from an attempt whose process died (another owner).
+    func beginIdempotent(client: String, key: String, requestHash: String, owner: String, now: Date) async throws(StorageError) -> IdempotencyBegin
+    /// Records what is about to be written to Apple, before writing it.
+    func recordIntent(client: String, key: String, intent: String) async throws(StorageError)
+    func completeIdempotent(client: String, key: String, status: Int, body: Data) async throws(StorageError)
+    /// Gives a reservation back after a transient failure: forgotten when no intent was recorded (the
+    /// retry runs afresh), otherwise kept without an owner (the retry must find out whether the write happened).
+    func abandonIdempotent(client: String, key: String) async throws(StorageError)
+
+    // Pending bans and unbans by install id
+    func setPendingAction(_ action: PendingDeviceAction) async throws(StorageError)
+    func pendingActions() async throws(StorageError) -> [PendingDeviceAction]
+    func pendingAction(installID: String) async throws(StorageError) -> PendingDeviceAction?
+    func removePendingAction(installID: String) async throws(StorageError)
+
+    // Replay protection
+    /// True the first time a device-token digest is seen within its window; false on reuse.
+    func rememberDeviceToken(digest: String, until: Date, now: Date) async throws(StorageError) -> Bool
+    /// Forgets a digest whose exchange failed for a transient reason, so the client can retry.
+    func forgetDeviceToken(digest: String) async throws(StorageError)
+    /// True for the first consume of a token id; false when already consumed.
+    func consumeTokenID(_ jti: String, until: Date, now: Date) async throws(StorageError) -> Bool
+
+    // Debug secrets (stored as SHA-256 digests)
+    func addDebugSecret(name: String, digest: String, now: Date) async throws(StorageError) -> Bool
+    func debugSecretNames() async throws(StorageError) -> [(name: String, createdAt: Date)]
+    func deleteDebugSecret(name: String) async throws(StorageError) -> Bool
+    func debugSecretName(digest: String) async throws(StorageError) -> String?
+}
