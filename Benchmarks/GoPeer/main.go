@@ -267,6 +267,9 @@ func readJSON(r *http.Request, v interface{}) *apiError {
 	if err := decoder.Decode(v); err != nil {
 		return badRequest("the body must be a JSON object with the documented fields: " + err.Error())
 	}
+	if decoder.More() {
+		return badRequest("the body must be one JSON object")
+	}
 	return nil
 }
 
