@@ -45,6 +45,8 @@ mutate: deps
 coverage: deps
 	@nice -n 10 Tests/coverage/coverage.sh
 
+# Release build, then the full matrix, each run raced against the Go peer (Benchmarks/README.md); golang-go comes
+# with --bench only, so `make test` (bench.py --smoke, no peer) never needs Go.
 bench:
 	@.ci/install-deps.sh --bench
 	$(SWIFT) build -c release

@@ -3,9 +3,11 @@
 # Used by `make run`, `make test` and `make bench`; safe to run repeatedly.
 set -euo pipefail
 
-# --run: what `make run` needs; --test: plus wrk and the Python test tools (schemathesis pinned); --bench: the same as --test.
+# --run: what `make run` needs; --test: plus wrk and the Python test tools (schemathesis pinned); --bench: --test
+# plus Debian's Go toolchain, for the benchmark's standard-library-only comparison peer (Benchmarks/GoPeer).
 debs=(pkg-config openssl libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev curl)
 if [[ "${1:-}" != "--run" ]]; then debs+=(wrk); fi
+if [[ "${1:-}" == "--bench" ]]; then debs+=(golang-go); fi
 
 missing=()
 for p in "${debs[@]}"; do

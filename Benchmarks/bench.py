@@ -8,14 +8,20 @@ concurrency / (latency x Apple calls per request), latency percentiles, errors, 
 request, peak RSS, thread count, and how many distinct developer JWTs the sandbox saw. It also runs an
 ES256 micro-benchmark (TwoBits' signer against `openssl speed ecdsap256`).
 
+Each run of fallback, claim and JWKS is raced against a comparison peer: the same routes written in Go with only
+its standard library (Benchmarks/GoPeer/, built here with `go build`, offline), behind the same sandbox, under the
+same wrk load with its own fresh tokens. Each row reports both, and TwoBits/Go ratios of CPU per request and of
+throughput. --no-peer skips it; --smoke never runs it (and so never needs Go).
+
 Standard library only. Usage:
 
-    python3 Benchmarks/bench.py                      # the full matrix, ~8 minutes
+    python3 Benchmarks/bench.py                      # the full matrix with the Go peer, ~25 minutes
     python3 Benchmarks/bench.py --smoke              # one 3 s run per scenario; non-zero exit on any problem
     python3 Benchmarks/bench.py --scenarios fallback,jwks --latencies 50 --concurrency 512 --duration 5
     python3 Benchmarks/bench.py --write-readme       # also replace the results section of Benchmarks/README.md
 
-The binary is $TWOBITS_BIN or .build/release/twobits. Results go to Benchmarks/results/latest.json and
+The binary is $TWOBITS_BIN or .build/release/twobits; the peer $GOPEER_BIN or .build/gopeer/gopeer (built from
+Benchmarks/GoPeer when $GOPEER_BIN is unset). Results go to Benchmarks/results/latest.json and
 Benchmarks/results/latest.md. Every process started is stopped on exit (process groups), and every wait
 is bounded.
 """
@@ -40,6 +46,8 @@ from concurrent.futures import ThreadPoolExecutor
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH_DIR = os.path.join(ROOT, "Benchmarks")
 WRK_DIR = os.path.join(BENCH_DIR, "wrk")
+GOPEER_DIR = os.path.join(BENCH_DIR, "GoPeer")
+GOPEER_BUILD = os.path.join(ROOT, ".build", "gopeer")
 RESULTS_DIR = os.path.join(BENCH_DIR, "results")
 README = os.path.join(BENCH_DIR, "README.md")
 README_START = "<!-- bench:results:start (written by bench.py --write-readme) -->"
@@ -69,8 +77,21 @@ SCENARIO_LABELS = {
 # Targets from issue 5.
 CPU_TARGET_US = {"fallback": 150, "claim": 250, "jwks": 30}
 THROUGHPUT_TARGET = 0.90
-RSS_TARGET_MB = 150
+RSS_TARGET_MB = 150  # also issue 8's
 ES256_TARGET = 0.80
+
+# Targets from issue 8 (runtime), measured at 256 connections. Against the Go peer: TwoBits' CPU per request at
+# most 0.8 x Go's and its throughput at least Go's, in these (scenario, sandbox latency ms) runs.
+PEER_TARGET_CONCURRENCY = 256
+PEER_TARGET_RUNS = [("fallback", 0), ("claim", 50)]
+PEER_CPU_RATIO_TARGET = 0.8
+PEER_THROUGHPUT_RATIO_TARGET = 1.0
+# Absolute: server CPU per request at 0 ms latency, 256 connections.
+CPU_TARGET_US_AT_256 = {"fallback": 120, "claim": 200}
+
+# Routes the Go peer serves: the two issue 8 compares, and the JWKS since it costs nothing (no validate route).
+PEER_SCENARIOS = ("fallback", "claim", "jwks")
+
 # A run counts as CPU-saturated (throughput target not applicable) above this machine-wide busy share.
 SATURATED_PCT = 90.0
 
@@ -307,18 +328,67 @@ def tail(path, lines=20):
 
 
 # --------------------------------------------------------------------------------------------------
+# The Go peer
+
+
+def build_go_peer():
+    """$GOPEER_BIN, or Benchmarks/GoPeer built into .build/gopeer with the local toolchain only: no module
+    proxy, no checksum database, no toolchain download, a build cache of its own. Returns (binary, go version)."""
+    explicit = os.environ.get("GOPEER_BIN")
+    if explicit:
+        if not (os.path.isfile(explicit) and os.access(explicit, os.X_OK)):
+            raise BenchError("GOPEER_BIN=%s is not an executable" % explicit)
+        return explicit, "prebuilt ($GOPEER_BIN)"
+    go = shutil.which("go")
+    if not go:
+        raise BenchError("the Go peer needs Go: `.ci/install-deps.sh --bench` installs golang-go (or pass --no-peer)")
+    binary = os.path.join(GOPEER_BUILD, "gopeer")
+    env = dict(os.environ,
+               GOCACHE=os.path.join(GOPEER_BUILD, "cache"), GOPATH=os.path.join(GOPEER_BUILD, "gopath"),
+               GOMODCACHE=os.path.join(GOPEER_BUILD, "gopath", "pkg", "mod"),
+               GOENV="off", GOPROXY="off", GOSUMDB="off", GONOSUMDB="*", GOTOOLCHAIN="local", GOTELEMETRY="off",
+               GOFLAGS="-mod=readonly", GOWORK="off", CGO_ENABLED="0")
+    _, version, _ = run_bounded([go, "version"], 30, env=env)
+    started = time.monotonic()
+    run_bounded([go, "build", "-trimpath", "-o", binary, "."], 600, cwd=GOPEER_DIR, env=env)
+    log("Go peer built in %.1f s (%s)" % (time.monotonic() - started, version.strip()))
+    return binary, version.strip()
+
+
+# --------------------------------------------------------------------------------------------------
 # The bench
 
 
+class Target:
+    """One server under load, `twobits serve` or the Go peer: its process, address and log files.
+
+    Restarted per scenario, so peak RSS, threads and developer JWTs are each scenario's own."""
+
+    def __init__(self, name, label, argv, work, has_metrics):
+        self.name = name  # "twobits" or "go"
+        self.label = label  # for messages
+        self.argv = argv
+        self.has_metrics = has_metrics  # serves TwoBits' /metrics
+        self.log_path = os.path.join(work, "%s.log" % name)
+        self.err_path = os.path.join(work, "%s.err" % name)
+        self.proc = None
+        self.host = self.port = self.url = None
+        # Distinct developer JWTs the sandbox saw from this process: the sum of each of its runs' new ones
+        # (runs never overlap, so the sandbox's one counter can be attributed run by run).
+        self.jwts = 0
+
+
 class Bench:
-    def __init__(self, args, binary):
+    def __init__(self, args, binary, peer_binary=None):
         self.args = args
         self.binary = binary
+        self.peer_binary = peer_binary
         self.procs = Processes()
         self.work = tempfile.mkdtemp(prefix="twobits-bench-")
         self.sandbox = None
-        self.server = None
-        self.rate_seen = {}  # scenario -> highest req/s observed at 0 ms (its CPU-bound rate)
+        self.twobits = None
+        self.peer = None
+        self.rate_seen = {}  # (target, scenario) -> highest req/s observed at 0 ms (its CPU-bound rate)
         self.token_seconds = 0.0
 
     # ---- setup
@@ -377,34 +447,54 @@ class Bench:
         self.config_path = os.path.join(w, "config.json")
         with open(self.config_path, "w") as f:
             json.dump(config, f, indent=2)
-        self.server_log = os.path.join(w, "server.log")
-        self.server_err = os.path.join(w, "server.err")
+        self.twobits = Target("twobits", "twobits serve", [self.binary, "serve", "--config", self.config_path], w, True)
+        if self.peer_binary:
+            # The same files as TwoBits': Apple key, identity, the signing key `twobits keys generate` wrote,
+            # the API key's digest, audience and promotion.
+            signing = sorted(x for x in os.listdir(os.path.join(w, "keys")) if x.endswith(".pem"))
+            if not signing:
+                raise BenchError("no signing key in %s" % os.path.join(w, "keys"))
+            self.peer = Target("go", "Go peer", [
+                self.peer_binary, "-listen", "127.0.0.1:0", "-apple-url", self.sandbox_url,
+                "-apple-key", os.path.join(w, "apple.p8"), "-team-id", TEAM_ID, "-key-id", KEY_ID,
+                "-signing-key", os.path.join(w, "keys", signing[-1]), "-api-key-sha256", digest.group(1),
+                "-audience", config["tokens"]["audience"], "-promotion", PROMOTION_ID,
+                "-max-conns", str(config["apple"]["max_in_flight"]), "-timeout-ms", str(config["apple"]["timeout_ms"])], w, False)
         log("sandbox %s (pid %d)" % (self.sandbox_url, self.sandbox.pid))
 
-    def start_server(self):
-        """(Re)starts `twobits serve`, so each scenario's RSS and threads are its own, and zeroes the sandbox's
-        counters, so distinct developer JWTs are counted per server process."""
-        if self.server is not None:
-            self.procs.stop(self.server, grace=15)
-            self.procs.children = [c for c in self.procs.children if c[1] is not self.server]
-            self.server = None
+    def targets(self, scenario):
+        """The servers a scenario is run against: TwoBits, and the peer where it serves the route."""
+        return [self.twobits] + ([self.peer] if self.peer and scenario in PEER_SCENARIOS else [])
+
+    def start_servers(self, scenario):
+        """(Re)starts the scenario's servers, so each scenario's RSS and threads are its own, after zeroing the
+        sandbox's counters, so distinct developer JWTs are counted per server process. The other stop."""
+        for target in (self.twobits, self.peer):
+            if target is not None and target.proc is not None:
+                self.procs.stop(target.proc, grace=15)
+                self.procs.children = [c for c in self.procs.children if c[1] is not target.proc]
+                target.proc = None
         self.sandbox_http.json("DELETE", "/sandbox/v1/counters")
+        for target in self.targets(scenario):
+            self.start_target(target)
+
+    def start_target(self, target):
         # O_APPEND so bench.py can truncate the log between runs while the server keeps writing.
-        for path in (self.server_log, self.server_err):
+        for path in (target.log_path, target.err_path):
             open(path, "wb").close()
-        self.server = self.procs.start("server", [self.binary, "serve", "--config", self.config_path],
-                                       stdout=open(self.server_log, "ab"), stderr=open(self.server_err, "ab"))
-        m = wait_for_line(self.server_log, r'"address":"([0-9.]+):(\d+)"', self.server, 30, "twobits serve")
-        self.server_host, self.server_port = m.group(1), int(m.group(2))
-        self.server_url = "http://%s:%d" % (self.server_host, self.server_port)
-        probe = Http(self.server_host, self.server_port)
+        target.jwts = 0
+        target.proc = self.procs.start(target.name, target.argv, stdout=open(target.log_path, "ab"), stderr=open(target.err_path, "ab"))
+        m = wait_for_line(target.log_path, r'"address":"([0-9.]+):(\d+)"', target.proc, 30, target.label)
+        target.host, target.port = m.group(1), int(m.group(2))
+        target.url = "http://%s:%d" % (target.host, target.port)
+        probe = Http(target.host, target.port)
         try:
             status, payload = probe.request("GET", "/readyz")
         finally:
             probe.close()
         if status != 200:
-            raise BenchError("server not ready: %d %s" % (status, payload[:300]))
-        log("server %s (pid %d)" % (self.server_url, self.server.pid))
+            raise BenchError("%s not ready: %d %s" % (target.label, status, payload[:300]))
+        log("%s %s (pid %d)" % (target.label, target.url, target.proc.pid))
 
     # ---- tokens
 
@@ -460,9 +550,11 @@ class Bench:
         log("  minted %d tokens in %.1f s" % (total, elapsed))
         return path, total
 
-    def tokens_needed(self, scenario, latency_ms, concurrency, duration):
+    def tokens_needed(self, target, scenario, latency_ms, concurrency, duration):
         calls = SCENARIOS[scenario][2]
-        rate = self.rate_seen.get(scenario, DEFAULT_RATE_GUESS[scenario])
+        # Before this server's first 0 ms run, the other's rate (if higher) is the better guess.
+        rate = self.rate_seen.get((target.name, scenario)) or max(
+            [DEFAULT_RATE_GUESS[scenario]] + [v for (t, sc), v in self.rate_seen.items() if sc == scenario])
         # Whatever the latency, the CPU-bound rate seen at 0 ms bounds the rate (with head room for noise).
         cap = rate * 1.5
         if latency_ms > 0:
@@ -479,9 +571,12 @@ class Bench:
     def counters(self):
         return self.sandbox_http.json("GET", "/sandbox/v1/counters")
 
-    def apple_call_metrics(self):
-        """Sums of the server's Apple-call histogram and attempt counters from /metrics: (seconds, count, outcomes)."""
-        h = Http(self.server_host, self.server_port, timeout=10)
+    def apple_call_metrics(self, target):
+        """Sums of the server's Apple-call histogram and attempt counters from /metrics: (seconds, count, outcomes).
+        Zeros for the Go peer, which has no /metrics."""
+        if not target.has_metrics:
+            return 0.0, 0, {}
+        h = Http(target.host, target.port, timeout=10)
         try:
             status, payload = h.request("GET", "/metrics")
         except (OSError, http.client.HTTPException):
@@ -506,14 +601,14 @@ class Bench:
                 outcomes[key] = outcomes.get(key, 0) + int(float(m.group(2)))
         return total, count, outcomes
 
-    def truncate_server_log(self):
-        with open(self.server_log, "r+b") as f:
+    def truncate_server_log(self, target):
+        with open(target.log_path, "r+b") as f:
             f.truncate(0)
 
-    def server_log_summary(self):
+    def server_log_summary(self, target):
         statuses, levels, samples = {}, {}, []
         try:
-            with open(self.server_log, errors="replace") as f:
+            with open(target.log_path, errors="replace") as f:
                 for line in f:
                     m = re.search(r'"status":(\d+)', line)
                     if m:
@@ -527,13 +622,24 @@ class Bench:
             pass
         return {"statuses": statuses, "levels": levels, "samples": samples}
 
-    def run_one(self, scenario, latency_ms, concurrency, duration):
+    def run_measured(self, target, scenario, latency_ms, concurrency, duration):
+        """run_one, repeated once with a pool sized from the first attempt when the server outran its tokens."""
+        result = self.run_one(target, scenario, latency_ms, concurrency, duration)
+        if result["token_wraps"] and not self.args.smoke:
+            # Reused tokens are refused, and would then be what is measured.
+            log("  ran out of tokens; running again with a larger pool")
+            key = (target.name, scenario)
+            self.rate_seen[key] = max(self.rate_seen.get(key, 0), 2 * result["requests_per_second"])
+            result = self.run_one(target, scenario, latency_ms, concurrency, duration)
+        return result
+
+    def run_one(self, target, scenario, latency_ms, concurrency, duration):
         method, path, calls, needs_tokens, _ = SCENARIOS[scenario]
         threads = max(1, min(self.args.wrk_threads, concurrency))
-        log("%s latency=%d ms concurrency=%d duration=%d s" % (scenario, latency_ms, concurrency, duration))
+        log("%s: %s latency=%d ms concurrency=%d duration=%d s" % (target.label, scenario, latency_ms, concurrency, duration))
         self.set_latency(latency_ms)
         if needs_tokens:
-            token_file, minted = self.mint_tokens(scenario, self.tokens_needed(scenario, latency_ms, concurrency, duration))
+            token_file, minted = self.mint_tokens(scenario, self.tokens_needed(target, scenario, latency_ms, concurrency, duration))
             script = os.path.join(WRK_DIR, "device_tokens.lua")
             script_args = [token_file, self.api_key, str(threads), path]
         else:
@@ -544,9 +650,9 @@ class Bench:
         # Let the previous run's connections drain and the machine settle.
         time.sleep(self.args.settle)
         before_counters = self.counters()
-        apple0 = self.apple_call_metrics()
-        self.truncate_server_log()
-        pid = self.server.pid
+        apple0 = self.apple_call_metrics(target)
+        self.truncate_server_log(target)
+        pid = target.proc.pid
         hwm_reset = reset_peak_rss(pid)
         cpu0 = proc_cpu_seconds(pid)
         sandbox_cpu0 = proc_cpu_seconds(self.sandbox.pid)
@@ -555,7 +661,7 @@ class Bench:
         self0 = resource.getrusage(resource.RUSAGE_SELF)
         threads_max, rss_max = 0, 0
         wrk_argv = ["wrk", "-t", str(threads), "-c", str(concurrency), "-d", "%ds" % duration, "--timeout", "30s",
-                    "-s", script, self.server_url + (path if method == "GET" else "/")] + (["--"] + script_args if script_args else [])
+                    "-s", script, target.url + (path if method == "GET" else "/")] + (["--"] + script_args if script_args else [])
         out_path = os.path.join(self.work, "wrk.out")
         err_path = os.path.join(self.work, "wrk.err")
         wrk = self.procs.start("wrk", wrk_argv, stdout=open(out_path, "w"), stderr=open(err_path, "w"))
@@ -564,8 +670,8 @@ class Bench:
             while wrk.poll() is None:
                 if time.monotonic() > deadline:
                     raise BenchError("wrk did not finish within %d s" % (duration + 60))
-                if self.server.poll() is not None:
-                    raise BenchError("the server exited (status %s) during the run:\n%s" % (self.server.returncode, tail(self.server_err)))
+                if target.proc.poll() is not None:
+                    raise BenchError("%s exited (status %s) during the run:\n%s" % (target.label, target.proc.returncode, tail(target.err_path)))
                 st = proc_status(pid)
                 threads_max = max(threads_max, st.get("Threads", 0))
                 rss_max = max(rss_max, st.get("VmRSS", 0))
@@ -583,7 +689,7 @@ class Bench:
         rss_max = max(rss_max, st.get("VmRSS", 0))
         peak_kb = st.get("VmHWM", 0) if hwm_reset else rss_max
         after_counters = self.counters()
-        apple1 = self.apple_call_metrics()
+        apple1 = self.apple_call_metrics(target)
         apple_count = apple1[1] - apple0[1]
 
         with open(out_path) as f:
@@ -608,8 +714,10 @@ class Bench:
         sandbox_cpu = sandbox_cpu1 - sandbox_cpu0
         ours = cpu + sandbox_cpu + wrk_cpu + bench_cpu
         other_pct = max(0.0, machine_busy - 100.0 * ours / max(1e-9, wall_cpu))
-        logsum = self.server_log_summary()
+        logsum = self.server_log_summary(target)
+        target.jwts += after_counters.get("distinct_developer_tokens", 0) - before_counters.get("distinct_developer_tokens", 0)
         result = {
+            "server": target.name,
             "scenario": scenario,
             "route": SCENARIO_LABELS[scenario],
             "latency_ms": latency_ms,
@@ -649,7 +757,8 @@ class Bench:
             "server_peak_rss_source": "VmHWM (reset per run)" if hwm_reset else "max sampled VmRSS",
             "server_threads_max": threads_max,
             "sandbox_rss_mb": round(proc_status(self.sandbox.pid).get("VmRSS", 0) / 1024.0, 1),
-            "developer_jwts_total": after_counters.get("distinct_developer_tokens"),
+            # This server process's own (the sandbox's counter is shared by TwoBits and the peer).
+            "developer_jwts_total": target.jwts,
             "developer_jwts_new": after_counters.get("distinct_developer_tokens", 0) - before_counters.get("distinct_developer_tokens", 0),
             "sandbox_statuses": diff_counts(before_counters.get("statuses", {}), after_counters.get("statuses", {})),
             "server_statuses": logsum["statuses"],
@@ -659,7 +768,7 @@ class Bench:
             "token_wraps": w.get("token_wraps", 0),
         }
         if latency_ms == 0 and calls > 0:
-            self.rate_seen[scenario] = max(self.rate_seen.get(scenario, 0), rps)
+            self.rate_seen[(target.name, scenario)] = max(self.rate_seen.get((target.name, scenario), 0), rps)
         log("  %.0f req/s%s, p50 %.1f ms, p99 %.1f ms, non-2xx %d, socket errors %d, %s us CPU/req, RSS %.0f MB, %d threads, "
             "machine %.0f%% busy (%.0f%% not ours), JWTs %s%s" % (
                 rps, (" (%.0f%% of ideal %.0f)" % (100 * rps / ideal, ideal)) if ideal else "",
@@ -682,6 +791,19 @@ class Bench:
                 shutil.rmtree(self.work, ignore_errors=True)
             else:
                 log("kept %s" % self.work)
+
+
+def compare_with_peer(result, peer):
+    """Attaches the peer's run of the same scenario, latency and concurrency to TwoBits' row, with the ratios
+    TwoBits ÷ peer: CPU per request (below 1: TwoBits spends less) and throughput (above 1: TwoBits serves more)."""
+    result["peer"] = peer
+    ours, theirs = result["server_cpu_us_per_request"], peer["server_cpu_us_per_request"]
+    result["vs_peer"] = {
+        "peer": peer["server"],
+        "cpu_per_request_ratio": round(ours / theirs, 3) if ours and theirs else None,
+        "throughput_ratio": round(result["requests_per_second"] / peer["requests_per_second"], 3) if peer["requests_per_second"] else None,
+        "peak_rss_ratio": round(result["server_peak_rss_mb"] / peer["server_peak_rss_mb"], 3) if peer["server_peak_rss_mb"] else None,
+    }
 
 
 def diff_counts(before, after):
@@ -810,14 +932,18 @@ def evaluate_targets(runs, es256, smoke):
         worst = max(r["server_cpu_us_per_request"] for r in rs)
         checks.append({"target": "server CPU per request at 0 ms <= %d us (%s)" % (limit, scenario), "run": "%s 0 ms" % scenario,
                        "measured": "%.0f-%.0f us" % (best, worst), "met": worst <= limit, "note": ""})
+    checks.extend(issue8_targets(runs))
     # Peak RSS at 2,048 in flight (the server restarts per scenario, so each scenario's peak is its own).
     rs = [r for r in runs if r["concurrency"] >= 2048]
     if rs:
-        peaks = {}
+        peaks, peer_peaks = {}, {}
         for r in rs:
             peaks[r["scenario"]] = max(peaks.get(r["scenario"], 0), r["server_peak_rss_mb"])
+            if r.get("peer"):
+                peer_peaks[r["scenario"]] = max(peer_peaks.get(r["scenario"], 0), r["peer"]["server_peak_rss_mb"])
         checks.append({"target": "peak RSS <= %d MB with 2,048 in flight" % RSS_TARGET_MB, "run": "c=2048, per scenario",
-                       "measured": ", ".join("%s %.0f MB" % (k, v) for k, v in peaks.items()),
+                       "measured": ", ".join("%s %.0f MB%s" % (k, v, " (Go %.0f MB)" % peer_peaks[k] if k in peer_peaks else "")
+                                             for k, v in peaks.items()),
                        "met": max(peaks.values()) <= RSS_TARGET_MB, "note": ""})
     # Threads independent of concurrency.
     concurrencies = sorted(set(r["concurrency"] for r in runs))
@@ -846,11 +972,59 @@ def evaluate_targets(runs, es256, smoke):
         else:
             checks.append({"target": "ES256 signing >= 80% of OpenSSL (one core)", "run": "ES256Bench",
                            "measured": es256.get("error", "not run"), "met": None, "note": ""})
-    # Harness sanity: tokens must not have run out.
+    # Harness sanity: tokens must not have run out (for TwoBits or the peer).
     for r in runs:
-        if r["token_wraps"]:
-            checks.append({"target": "harness: pre-minted tokens suffice", "run": "%s %d ms c=%d" % (r["scenario"], r["latency_ms"], r["concurrency"]),
-                           "measured": "wrapped %d times (reused tokens are refused)" % r["token_wraps"], "met": False, "note": ""})
+        for name, x in (("", r), ("Go peer, ", r.get("peer"))):
+            if x and x["token_wraps"]:
+                checks.append({"target": "harness: pre-minted tokens suffice", "run": "%s%s %d ms c=%d" % (name, r["scenario"], r["latency_ms"], r["concurrency"]),
+                               "measured": "wrapped %d times (reused tokens are refused)" % x["token_wraps"], "met": False, "note": ""})
+    return checks
+
+
+def issue8_targets(runs):
+    """Issue 8's targets at 256 connections: TwoBits against the Go peer, and CPU per request in absolute terms.
+    Listed only when the run has the row they are measured on."""
+    checks = []
+
+    def row(scenario, latency):
+        return next((r for r in runs if r["scenario"] == scenario and r["latency_ms"] == latency
+                     and r["concurrency"] == PEER_TARGET_CONCURRENCY), None)
+
+    for scenario, latency in PEER_TARGET_RUNS:
+        r = row(scenario, latency)
+        if r is None:
+            continue
+        where = "%s %d ms c=%d" % (scenario, latency, PEER_TARGET_CONCURRENCY)
+        cpu_target = "server CPU per request <= %.1f x Go's (%s, %d ms)" % (PEER_CPU_RATIO_TARGET, scenario, latency)
+        rps_target = "throughput >= Go's (%s, %d ms)" % (scenario, latency)
+        v, peer = r.get("vs_peer"), r.get("peer")
+        if not v:
+            for target in (cpu_target, rps_target):
+                checks.append({"target": target, "run": where, "measured": "no Go peer in this run (--no-peer)", "met": None, "note": ""})
+            continue
+        # Errors on either side make the comparison say little: name them next to the verdict.
+        errors = []
+        for name, x in (("TwoBits", r), ("Go", peer)):
+            if x["non_2xx"] or x["socket_errors"]:
+                errors.append("%s: %d non-2xx, %d socket errors" % (name, x["non_2xx"], x["socket_errors"]))
+        ratio = v["cpu_per_request_ratio"]
+        checks.append({"target": cpu_target, "run": where,
+                       "measured": "%s vs %s us = %s x" % (fmt(r["server_cpu_us_per_request"]), fmt(peer["server_cpu_us_per_request"]),
+                                                          fmt(ratio, 2)),
+                       "met": None if ratio is None else ratio <= PEER_CPU_RATIO_TARGET, "note": "; ".join(errors)})
+        ratio = v["throughput_ratio"]
+        checks.append({"target": rps_target, "run": where,
+                       "measured": "%.0f vs %.0f req/s = %s x" % (r["requests_per_second"], peer["requests_per_second"], fmt(ratio, 2)),
+                       "met": None if ratio is None else ratio >= PEER_THROUGHPUT_RATIO_TARGET, "note": "; ".join(errors)})
+    for scenario, limit in CPU_TARGET_US_AT_256.items():
+        r = row(scenario, 0)
+        if r is None or r["server_cpu_us_per_request"] is None:
+            continue
+        checks.append({"target": "server CPU per request at 0 ms <= %d us (%s, c=%d)" % (limit, scenario, PEER_TARGET_CONCURRENCY),
+                       "run": "%s 0 ms c=%d" % (scenario, PEER_TARGET_CONCURRENCY),
+                       "measured": "%.0f us" % r["server_cpu_us_per_request"] + (
+                           " (Go %s us)" % fmt(r["peer"]["server_cpu_us_per_request"]) if r.get("peer") else ""),
+                       "met": r["server_cpu_us_per_request"] <= limit, "note": ""})
     return checks
 
 
@@ -881,6 +1055,25 @@ def markdown(report):
             r["non_2xx"], r["socket_errors"], fmt(r["server_cpu_us_per_request"], 0), fmt(r["machine_cpu_busy_pct"], 0),
             fmt(r["cpu_share_pct"]["other_processes"], 0), fmt(r["server_peak_rss_mb"], 0), r["server_threads_max"], fmt(r["developer_jwts_total"])))
     lines.append("")
+    paired = [r for r in report["runs"] if r.get("peer")]
+    if paired:
+        p = report.get("peer") or {}
+        lines.append("Against the Go peer (`Benchmarks/GoPeer`, %s; the same routes with Go's standard library and no reuse ledger "
+                     "or audit, behind the same sandbox, under the same wrk load with its own fresh tokens, run back to back with "
+                     "TwoBits). Ratios are TwoBits ÷ Go: CPU below 1 and req/s above 1 favour TwoBits." % (p.get("version") or "go"))
+        lines.append("")
+        lines.append("| Scenario | Apple latency | Conc. | TwoBits req/s | Go req/s | req/s ratio | TwoBits CPU µs/req | Go CPU µs/req | CPU ratio "
+                     "| TwoBits p99 ms | Go p99 ms | TwoBits peak RSS MB | Go peak RSS MB | Go threads | Go non-2xx + socket err |")
+        lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for r in paired:
+            g, v = r["peer"], r["vs_peer"]
+            lines.append("| %s | %d ms | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d |" % (
+                r["route"], r["latency_ms"], r["concurrency"], fmt(r["requests_per_second"]), fmt(g["requests_per_second"]),
+                fmt(v["throughput_ratio"], 2), fmt(r["server_cpu_us_per_request"], 0), fmt(g["server_cpu_us_per_request"], 0),
+                fmt(v["cpu_per_request_ratio"], 2), fmt(r["latency_p99_ms"], 1), fmt(g["latency_p99_ms"], 1),
+                fmt(r["server_peak_rss_mb"], 0), fmt(g["server_peak_rss_mb"], 0), g["server_threads_max"],
+                g["non_2xx"] + g["socket_errors"]))
+        lines.append("")
     e = report.get("es256")
     if e:
         if "ratio" in e:
@@ -939,7 +1132,7 @@ def main(argv):
     p.add_argument("--smoke", action="store_true", help="one 3 s run per scenario at 50 ms, concurrency 64; fails on any error")
     p.add_argument("--scenarios", default=",".join(SCENARIOS), help="comma-separated: " + ", ".join(SCENARIOS))
     p.add_argument("--latencies", default="0,50,200", help="sandbox latencies in ms (default 0,50,200)")
-    p.add_argument("--concurrency", default="64,512,2048", help="connections (default 64,512,2048)")
+    p.add_argument("--concurrency", default="64,256,512,2048", help="connections (default 64,256,512,2048)")
     p.add_argument("--write-readme", action="store_true", help="replace the results section of Benchmarks/README.md")
     p.add_argument("--no-es256", action="store_true", help="skip the ES256 micro-benchmark")
     p.add_argument("--es256-seconds", type=int, default=3)
@@ -948,7 +1141,12 @@ def main(argv):
     p.add_argument("--settle", type=float, default=1.0, help="seconds to pause before each run")
     p.add_argument("--output", default=os.path.join(RESULTS_DIR, "latest.json"), help="JSON report path")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, configuration)")
+    p.add_argument("--peer", choices=["go"], help="race each fallback, claim and JWKS run against this peer "
+                   "(default: go, except with --smoke)")
+    p.add_argument("--no-peer", action="store_true", help="TwoBits alone (no Go needed)")
     args = p.parse_args(argv)
+    # The smoke run (what `make test` runs) must not need Go: no peer there unless asked for.
+    peer = None if args.no_peer else (args.peer or (None if args.smoke else "go"))
 
     scenarios = parse_list(args.scenarios, "scenario", list(SCENARIOS))
     latencies = parse_list(args.latencies, "latencies")
@@ -969,6 +1167,14 @@ def main(argv):
     for tool in ("wrk", "openssl"):
         if not shutil.which(tool):
             raise SystemExit("bench.py: %s is not installed (apt-get install -y %s, or .ci/install-deps.sh --bench)" % (tool, tool))
+    if peer and not any(s in PEER_SCENARIOS for s in scenarios):
+        peer = None
+    peer_binary, peer_version = None, None
+    if peer == "go":
+        try:
+            peer_binary, peer_version = build_go_peer()
+        except BenchError as error:
+            raise SystemExit("bench.py: cannot build the Go peer: %s" % error)
 
     # SIGTERM/SIGHUP unwind through the finally blocks like Ctrl-C.
     def on_signal(signum, frame):
@@ -989,20 +1195,24 @@ def main(argv):
 
     runs = []
     failure = None
-    bench = Bench(args, binary)
+    bench = Bench(args, binary, peer_binary)
     try:
         bench.setup()
+        row = 0
         # 0 ms first: it shows each scenario's CPU-bound rate, which sizes the token pools of later runs.
         for scenario in scenarios:
-            bench.start_server()
+            bench.start_servers(scenario)
+            targets = bench.targets(scenario)
             for latency in sorted(latencies):
                 for concurrency in concurrencies:
-                    result = bench.run_one(scenario, latency, concurrency, duration)
-                    if result["token_wraps"] and not args.smoke:
-                        # The server outran the token pool (reused tokens are refused): size it from this run and redo.
-                        log("  ran out of tokens; running again with a larger pool")
-                        bench.rate_seen[scenario] = max(bench.rate_seen.get(scenario, 0), 2 * result["requests_per_second"])
-                        result = bench.run_one(scenario, latency, concurrency, duration)
+                    # The peer races TwoBits back to back under the same load; who goes first alternates, so
+                    # drift during the bench (the sandbox's growing token table, other load) favours neither.
+                    order = targets if row % 2 == 0 else targets[::-1]
+                    row += 1
+                    results = {t.name: bench.run_measured(t, scenario, latency, concurrency, duration) for t in order}
+                    result = results["twobits"]
+                    if "go" in results:
+                        compare_with_peer(result, results["go"])
                     runs.append(result)
     except BenchError as error:
         failure = str(error)
@@ -1011,7 +1221,8 @@ def main(argv):
         failure = "interrupted (%s)" % (error or "Ctrl-C")
         log(failure)
     finally:
-        server_err = tail(bench.server_err) if getattr(bench, "server_err", None) else ""
+        server_err = tail(bench.twobits.err_path) if bench.twobits else ""
+        peer_err = tail(bench.peer.err_path) if bench.peer else ""
         bench.close()
 
     report = {
@@ -1022,10 +1233,13 @@ def main(argv):
         "duration_s": duration,
         "machine": machine,
         "binary": binary,
+        "peer": {"name": peer, "binary": peer_binary, "version": peer_version,
+                 "scenarios": [s for s in scenarios if s in PEER_SCENARIOS]} if peer else None,
         "es256": es256,
         "runs": runs,
         "failure": failure,
         "server_stderr_tail": server_err,
+        "peer_stderr_tail": peer_err,
     }
     report["targets"] = evaluate_targets(runs, es256, args.smoke)
     table = markdown(report)
@@ -1050,6 +1264,10 @@ def main(argv):
                 problems.append("%s: %d non-2xx, %d socket errors (server statuses %s)" % (r["scenario"], r["non_2xx"], r["socket_errors"], r["server_statuses"]))
             if r["token_wraps"]:
                 problems.append("%s: ran out of pre-minted tokens" % r["scenario"])
+            peer = r.get("peer")
+            if peer and (peer["non_2xx"] or peer["socket_errors"] or peer["token_wraps"] or not peer["requests"]):
+                problems.append("%s, Go peer: %d non-2xx, %d socket errors, %d token wraps, %d requests (statuses %s)" % (
+                    r["scenario"], peer["non_2xx"], peer["socket_errors"], peer["token_wraps"], peer["requests"], peer["server_statuses"]))
             if r["requests"] == 0:
                 problems.append("%s: no requests completed" % r["scenario"])
         jwts = max([r["developer_jwts_total"] or 0 for r in runs] or [0])
