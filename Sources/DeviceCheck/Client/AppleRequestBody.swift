@@ -13,12 +13,19 @@ struct AppleRequestBody {
 
     /// The body, written directly: the token is 3 KB and a general JSON encoder would scan it for
     /// characters to escape that base64 cannot contain. Update always carries both bits.
+    /// One buffer, sized up front: the token is copied once, not once per concatenation.
     func encoded() -> Data {
-        var json = #"{"device_token":""# + deviceToken + #"","timestamp":"# + String(timestamp)
-            + #","transaction_id":""# + transactionID + "\""
-        if let bit0 { json += #","bit0":"# + (bit0 ? "true" : "false") }
-        if let bit1 { json += #","bit1":"# + (bit1 ? "true" : "false") }
-        json += "}"
-        return Data(json.utf8)
+        var json = Data(capacity: deviceToken.utf8.count + 160)
+        json.append(contentsOf: #"{"device_token":""#.utf8)
+        json.append(contentsOf: deviceToken.utf8)
+        json.append(contentsOf: #"","timestamp":"#.utf8)
+        json.append(contentsOf: String(timestamp).utf8)
+        json.append(contentsOf: #","transaction_id":""#.utf8)
+        json.append(contentsOf: transactionID.utf8)
+        json.append(0x22)
+        if let bit0 { json.append(contentsOf: (bit0 ? #","bit0":true"# : #","bit0":false"#).utf8) }
+        if let bit1 { json.append(contentsOf: (bit1 ? #","bit1":true"# : #","bit1":false"#).utf8) }
+        json.append(0x7D)
+        return json
     }
 }

@@ -72,9 +72,9 @@ extension HTTPServer {
         }
 
         if let method, let url, headerSize > 0,
-           Self.hasUnaccountedBytes(start: method, size: headerSize, tokens: [
+           Self.hasUnaccountedBytes(start: method, size: headerSize, requestLine: [
                (method, strlen(method)), (url, target.utf8.count), (version, version.map { strlen($0) } ?? 0),
-           ] + collector.fields.flatMap { [($0.key, $0.keySize), ($0.value, $0.valueSize)] }) {
+           ], fields: collector.fields) {
             return refuse(.badRequest("a NUL byte in the request line or a header, or a folded header line"))
         }
         if path.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) || path.range(of: "%00", options: .caseInsensitive) != nil {
@@ -112,17 +112,25 @@ extension HTTPServer {
     /// elsewhere) is refused the same way. The region is `[method, method + REQUEST_HEADER_SIZE)`:
     /// MHD 0.9.75 parses in place and computes that size as the distance from the method to the end
     /// of the headers.
-    static func hasUnaccountedBytes(start: UnsafePointer<CChar>, size: Int, tokens: [(UnsafePointer<CChar>?, Int)]) -> Bool {
-        var covered = [Bool](repeating: false, count: size)
-        for case let (pointer?, length) in tokens where length > 0 {
-            let offset = pointer - start
-            guard offset >= 0, offset + length <= size else { return true }
-            for i in offset..<(offset + length) { covered[i] = true }
+    static func hasUnaccountedBytes(start: UnsafePointer<CChar>, size: Int, requestLine: [(UnsafePointer<CChar>?, Int)],
+                                    fields: [RawHeaderField]) -> Bool {
+        // One byte per header byte, on the stack when small: this runs for every request.
+        withUnsafeTemporaryAllocation(of: Bool.self, capacity: size) { covered in
+            covered.initialize(repeating: false)
+            func cover(_ pointer: UnsafePointer<CChar>?, _ length: Int) -> Bool {
+                guard let pointer, length > 0 else { return true }
+                let offset = pointer - start
+                guard offset >= 0, offset + length <= size else { return false }
+                for i in offset..<(offset + length) { covered[i] = true }
+                return true
+            }
+            for (pointer, length) in requestLine where !cover(pointer, length) { return true }
+            for field in fields where !cover(field.key, field.keySize) || !cover(field.value, field.valueSize) { return true }
+            for i in 0..<size where !covered[i] {
+                let byte = UInt8(bitPattern: start[i])
+                if byte != 0, byte != 0x20, byte != 0x09 { return true }
+            }
+            return false
         }
-        for i in 0..<size where !covered[i] {
-            let byte = UInt8(bitPattern: start[i])
-            if byte != 0, byte != 0x20, byte != 0x09 { return true }
-        }
-        return false
     }
 }

@@ -35,11 +35,11 @@ public struct Router<Handler: Sendable>: Sendable {
     }
 
     public func match(method: String, path: String) -> Match {
-        let parts = Self.split(path)
+        // Views into the path: a segment becomes a String only when it fills a parameter.
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         var allowed: [String] = []
-        for route in routes {
-            guard let parameters = Self.bind(route.segments, parts) else { continue }
-            if route.method == method { return .found(route, parameters: parameters) }
+        for route in routes where Self.fits(route.segments, parts) {
+            if route.method == method { return .found(route, parameters: Self.parameters(route.segments, parts)) }
             allowed.append(route.method)
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
@@ -49,14 +49,18 @@ public struct Router<Handler: Sendable>: Sendable {
         path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     }
 
-    private static func bind(_ segments: [Segment], _ parts: [String]) -> [String: String]? {
-        guard segments.count == parts.count else { return nil }
+    private static func fits(_ segments: [Segment], _ parts: [Substring]) -> Bool {
+        guard segments.count == parts.count else { return false }
+        for (segment, part) in zip(segments, parts) {
+            if case .literal(let literal) = segment, literal != part { return false }
+        }
+        return true
+    }
+
+    private static func parameters(_ segments: [Segment], _ parts: [Substring]) -> [String: String] {
         var parameters: [String: String] = [:]
         for (segment, part) in zip(segments, parts) {
-            switch segment {
-            case .literal(let l): if l != part { return nil }
-            case .parameter(let name): parameters[name] = part
-            }
+            if case .parameter(let name) = segment { parameters[name] = String(part) }
         }
         return parameters
     }

@@ -5,20 +5,28 @@ import Foundation
 public enum SHA256 {
     /// The 32-byte digest of `data`.
     public static func hash<D: DataProtocol>(_ data: D) -> Data {
-        var md = [UInt8](repeating: 0, count: 32)
+        var md = Data(count: 32)
         var length: UInt32 = 0
         let digest = { (buffer: UnsafeRawBufferPointer) in
-            EVP_Digest(buffer.baseAddress, buffer.count, &md, &length, EVP_sha256(), nil)
+            md.withUnsafeMutableBytes { EVP_Digest(buffer.baseAddress, buffer.count, $0.baseAddress, &length, EVP_sha256(), nil) }
         }
         // Contiguous input (Data, arrays, String.UTF8View) is hashed in place; anything else is copied once.
         let ok = data.withContiguousStorageIfAvailable { digest(UnsafeRawBufferPointer($0)) }
             ?? Array(data).withUnsafeBytes(digest)
         precondition(ok == 1 && length == 32, "EVP_Digest(SHA-256) failed")
-        return Data(md)
+        return md
     }
 
-    /// Lowercase hex of the digest of a UTF-8 string.
+    /// Lowercase hex of the digest of a UTF-8 string (hashed in place, no copy of the string).
     public static func hex(_ string: String) -> String {
-        hash(Data(string.utf8)).hexString
+        var string = string
+        return string.withUTF8 { utf8 in
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { md in
+                var length: UInt32 = 0
+                precondition(EVP_Digest(utf8.baseAddress, utf8.count, md.baseAddress, &length, EVP_sha256(), nil) == 1 && length == 32,
+                             "EVP_Digest(SHA-256) failed")
+                return HexDigits.string(UnsafeRawBufferPointer(md))
+            }
+        }
     }
 }

@@ -4,18 +4,27 @@ import Foundation
 /// Cryptographically secure random bytes from OpenSSL's DRBG.
 public enum SecureRandom {
     public static func bytes(_ count: Int) -> Data {
-        var out = [UInt8](repeating: 0, count: count)
-        precondition(RAND_bytes(&out, Int32(count)) == 1, "RAND_bytes failed")
-        return Data(out)
+        var out = Data(count: count)
+        out.withUnsafeMutableBytes { precondition(RAND_bytes($0.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1, "RAND_bytes failed") }
+        return out
     }
 
-    /// A random RFC 4122 version-4 UUID string (lowercase).
+    /// A random RFC 4122 version-4 UUID string (lowercase). One allocation: it is made for every Apple call.
     public static func uuid() -> String {
-        var b = [UInt8](bytes(16))
-        b[6] = (b[6] & 0x0F) | 0x40
-        b[8] = (b[8] & 0x3F) | 0x80
-        let h = Data(b).hexString
-        let c = Array(h)
-        return String(c[0..<8]) + "-" + String(c[8..<12]) + "-" + String(c[12..<16]) + "-" + String(c[16..<20]) + "-" + String(c[20..<32])
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { raw in
+            precondition(RAND_bytes(raw.baseAddress!, 16) == 1, "RAND_bytes failed")
+            raw[6] = (raw[6] & 0x0F) | 0x40
+            raw[8] = (raw[8] & 0x3F) | 0x80
+            return String(unsafeUninitializedCapacity: 36) { out in
+                var o = 0
+                for i in 0..<16 {
+                    if i == 4 || i == 6 || i == 8 || i == 10 { out[o] = UInt8(ascii: "-"); o += 1 }
+                    out[o] = HexDigits.lower[Int(raw[i] >> 4)]
+                    out[o + 1] = HexDigits.lower[Int(raw[i] & 0x0F)]
+                    o += 2
+                }
+                return o
+            }
+        }
     }
 }

@@ -1,17 +1,24 @@
 import Foundation
 
+/// The sixteen lowercase hex digits, as bytes.
+enum HexDigits {
+    static let lower: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Lowercase hex of `bytes`, written straight into the string's storage.
+    static func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            for (i, byte) in bytes.enumerated() {
+                out[2 * i] = lower[Int(byte >> 4)]
+                out[2 * i + 1] = lower[Int(byte & 0x0F)]
+            }
+            return bytes.count * 2
+        }
+    }
+}
+
 extension Data {
     /// Lowercase hexadecimal.
-    public var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(count * 2)
-        for byte in self {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
+    public var hexString: String { withUnsafeBytes { HexDigits.string($0) } }
 
     /// Parses hexadecimal (either case); nil when the length is odd or a character is not a hex digit.
     public init?(hexString: String) {

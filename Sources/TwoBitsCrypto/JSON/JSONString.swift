@@ -20,4 +20,24 @@ public enum JSONString {
         }
         return out + "\""
     }
+
+    /// Appends `s`, quoted and escaped, to a byte buffer (no intermediate string).
+    public static func append(_ s: String, to out: inout [UInt8]) {
+        out.append(0x22)
+        for byte in s.utf8 {
+            switch byte {
+            case 0x22: out.append(0x5C); out.append(0x22)
+            case 0x5C: out.append(0x5C); out.append(0x5C)
+            case 0x0A: out.append(0x5C); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(0x5C); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(0x5C); out.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                out.append(contentsOf: "\\u00".utf8)
+                out.append(HexDigits.lower[Int(byte >> 4)])
+                out.append(HexDigits.lower[Int(byte & 0x0F)])
+            default: out.append(byte)
+            }
+        }
+        out.append(0x22)
+    }
 }

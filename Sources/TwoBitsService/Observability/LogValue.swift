@@ -1,3 +1,5 @@
+import TwoBitsCrypto
+
 /// A loggable value.
 public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     case string(String)
@@ -6,6 +8,13 @@ public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByInteger
 
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .int(value) }
+
+    func append(to out: inout [UInt8]) {
+        switch self {
+        case .string(let s): JSONString.append(s, to: &out)
+        default: out.append(contentsOf: json.utf8)
+        }
+    }
 
     var json: String {
         switch self {

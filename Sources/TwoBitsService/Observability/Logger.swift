@@ -11,7 +11,7 @@ import TwoBitsCrypto
 public final class Logger: Sendable {
     public enum Level: String, Sendable { case info, warning, error }
 
-    private let buffer = Lock(Data())
+    private let buffer = Lock([UInt8]())
     private let enabled: Bool
     private let sink: (@Sendable (Data) -> Void)?
 
@@ -49,14 +49,25 @@ public final class Logger: Sendable {
 
     public func log(_ level: Level, _ message: String, _ fields: [String: LogValue] = [:]) {
         guard enabled else { return }
-        var line = #"{"ts":""# + Self.timestamp() + #"","level":""# + level.rawValue + #"","msg":"# + Self.quote(message)
+        // Written byte by byte into one buffer: this runs once per request.
+        var line = [UInt8]()
+        line.reserveCapacity(256)
+        line.append(contentsOf: #"{"ts":""#.utf8)
+        Self.appendTimestamp(to: &line)
+        line.append(contentsOf: #"","level":""#.utf8)
+        line.append(contentsOf: level.rawValue.utf8)
+        line.append(contentsOf: #"","msg":"#.utf8)
+        JSONString.append(message, to: &line)
         for key in fields.keys.sorted() {
-            line += "," + Self.quote(key) + ":" + fields[key]!.json
+            line.append(0x2C)
+            JSONString.append(key, to: &line)
+            line.append(0x3A)
+            fields[key]!.append(to: &line)
         }
-        line += "}\n"
-        if let sink { return sink(Data(line.utf8)) }
+        line.append(contentsOf: "}\n".utf8)
+        if let sink { return sink(Data(line)) }
         let full = buffer.withLock { data -> Bool in
-            data.append(contentsOf: line.utf8)
+            data.append(contentsOf: line)
             return data.count >= 64 * 1024
         }
         if full || level != .info { flush() }
@@ -64,17 +75,36 @@ public final class Logger: Sendable {
 
     /// RFC 3339 UTC with milliseconds.
     static func timestamp() -> String {
+        var bytes = [UInt8]()
+        appendTimestamp(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the RFC 3339 UTC time with milliseconds, digit by digit.
+    static func appendTimestamp(to out: inout [UInt8]) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var t = now.tv_sec
         var parts = tm()
         gmtime_r(&t, &parts)
-        func pad(_ v: Int32, _ width: Int) -> String {
-            let s = String(v)
-            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+        func digits(_ value: Int32, _ width: Int, then separator: UInt8?) {
+            var divisor: Int32 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var v = value
+            while divisor > 0 {
+                out.append(0x30 + UInt8(v / divisor % 10))
+                v %= divisor
+                divisor /= 10
+            }
+            if let separator { out.append(separator) }
         }
-        return pad(parts.tm_year + 1900, 4) + "-" + pad(parts.tm_mon + 1, 2) + "-" + pad(parts.tm_mday, 2) + "T" + pad(parts.tm_hour, 2)
-            + ":" + pad(parts.tm_min, 2) + ":" + pad(parts.tm_sec, 2) + "." + pad(Int32(now.tv_nsec / 1_000_000), 3) + "Z"
+        digits(parts.tm_year + 1900, 4, then: UInt8(ascii: "-"))
+        digits(parts.tm_mon + 1, 2, then: UInt8(ascii: "-"))
+        digits(parts.tm_mday, 2, then: UInt8(ascii: "T"))
+        digits(parts.tm_hour, 2, then: UInt8(ascii: ":"))
+        digits(parts.tm_min, 2, then: UInt8(ascii: ":"))
+        digits(parts.tm_sec, 2, then: UInt8(ascii: "."))
+        digits(Int32(now.tv_nsec / 1_000_000), 3, then: UInt8(ascii: "Z"))
     }
 
     /// A JSON string literal.
