@@ -22,16 +22,30 @@ public struct TokenIssuer: Sendable {
     public func issue(subject: String, tier: Tier, limitedUse: Bool, ttlSeconds: Int, now: Date = Date()) -> (token: String, claims: FallbackTokenClaims) {
         let iat = Int64(now.timeIntervalSince1970)
         let claims = FallbackTokenClaims(iss: issuer, aud: audience, sub: subject, iat: iat, exp: iat + Int64(ttlSeconds),
-                                         jti: SecureRandom.bytes(16).base64URLEncodedString(), tier: tier, lim: limitedUse ? true : nil)
+                                         jti: SecureRandom.base64URL(bytes: 16), tier: tier, lim: limitedUse ? true : nil)
         return (JWS.sign(headerJSON: header, claimsJSON: Self.payload(claims), signer: signer), claims)
     }
 
     /// The claims as JSON, keys sorted, written directly (an encoder costs more than the signature).
     static func payload(_ c: FallbackTokenClaims) -> Data {
-        var json = #"{"aud":"# + JSONString.quote(c.aud) + #","exp":"# + String(c.exp) + #","iat":"# + String(c.iat)
-            + #","iss":"# + JSONString.quote(c.iss) + #","jti":"# + JSONString.quote(c.jti)
-        if let lim = c.lim { json += #","lim":"# + (lim ? "true" : "false") }
-        json += #","sub":"# + JSONString.quote(c.sub) + #","tier":"# + JSONString.quote(c.tier.rawValue) + "}"
-        return Data(json.utf8)
+        var json = [UInt8]()
+        json.reserveCapacity(256)
+        json.append(contentsOf: #"{"aud":"#.utf8)
+        JSONString.append(c.aud, to: &json)
+        json.append(contentsOf: #","exp":"#.utf8)
+        json.append(contentsOf: String(c.exp).utf8)
+        json.append(contentsOf: #","iat":"#.utf8)
+        json.append(contentsOf: String(c.iat).utf8)
+        json.append(contentsOf: #","iss":"#.utf8)
+        JSONString.append(c.iss, to: &json)
+        json.append(contentsOf: #","jti":"#.utf8)
+        JSONString.append(c.jti, to: &json)
+        if let lim = c.lim { json.append(contentsOf: (lim ? #","lim":true"# : #","lim":false"#).utf8) }
+        json.append(contentsOf: #","sub":"#.utf8)
+        JSONString.append(c.sub, to: &json)
+        json.append(contentsOf: #","tier":"#.utf8)
+        JSONString.append(c.tier.rawValue, to: &json)
+        json.append(0x7D)
+        return Data(json)
     }
 }

@@ -9,6 +9,14 @@ public enum SecureRandom {
         return out
     }
 
+    /// `count` random bytes as unpadded base64url (token ids), in one allocation.
+    public static func base64URL(bytes count: Int) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { raw in
+            precondition(RAND_bytes(raw.baseAddress!, Int32(count)) == 1, "RAND_bytes failed")
+            return Base64URL.encode(UnsafeRawBufferPointer(raw))
+        }
+    }
+
     /// A random RFC 4122 version-4 UUID string (lowercase). One allocation: it is made for every Apple call.
     public static func uuid() -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { raw in

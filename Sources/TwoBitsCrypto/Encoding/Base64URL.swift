@@ -3,13 +3,7 @@ import Foundation
 extension Data {
     /// Base64url without padding (RFC 4648 §5), as JWS uses it.
     public func base64URLEncodedString() -> String {
-        var bytes = Array(base64EncodedData())
-        var end = bytes.count
-        while end > 0, bytes[end - 1] == 0x3D { end -= 1 }
-        for i in 0..<end {
-            if bytes[i] == 0x2B { bytes[i] = 0x2D } else if bytes[i] == 0x2F { bytes[i] = 0x5F }
-        }
-        return String(decoding: bytes[0..<end], as: UTF8.self)
+        withUnsafeBytes { Base64URL.encode($0) }
     }
 
     /// Decodes unpadded base64url (as JWS uses it); nil on any character outside the alphabet, `=` included,

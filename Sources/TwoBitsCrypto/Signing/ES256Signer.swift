@@ -21,17 +21,24 @@ public final class ES256Signer: @unchecked Sendable {
 
     /// Signs `message`, returning r||s with each half left-padded to 32 bytes.
     public func sign(_ message: Data) -> Data {
+        message.withUnsafeBytes { sign($0) }
+    }
+
+    /// Signs bytes in place (a JWS signing input is signed where it was built, not copied first).
+    public func sign(_ message: UnsafeRawBufferPointer) -> Data {
         guard let ctx = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed") }
         defer { EVP_MD_CTX_free(ctx) }
         precondition(EVP_MD_CTX_copy_ex(ctx, template) == 1, "EVP_MD_CTX_copy_ex failed")
-        var der = [UInt8](repeating: 0, count: 80)
-        var derLength = der.count
-        let ok = message.withUnsafeBytes { m in
-            EVP_DigestSign(ctx, &der, &derLength, m.bindMemory(to: UInt8.self).baseAddress, m.count)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 80) { der in
+            var derLength = der.count
+            let ok = EVP_DigestSign(ctx, der.baseAddress, &derLength, message.bindMemory(to: UInt8.self).baseAddress, message.count)
+            precondition(ok == 1, "EVP_DigestSign failed: \(drainOpenSSLErrors())")
+            var raw = Data(count: 64)
+            let converted = raw.withUnsafeMutableBytes {
+                twobits_ecdsa_der_to_raw(der.baseAddress, derLength, $0.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+            precondition(converted == 1, "DER to raw signature conversion failed")
+            return raw
         }
-        precondition(ok == 1, "EVP_DigestSign failed: \(drainOpenSSLErrors())")
-        var raw = [UInt8](repeating: 0, count: 64)
-        precondition(twobits_ecdsa_der_to_raw(der, derLength, &raw) == 1, "DER to raw signature conversion failed")
-        return Data(raw)
     }
 }

@@ -4,9 +4,18 @@ import Foundation
 public enum JWS {
     /// Signs a header and claims (already serialised JSON) into a compact JWS.
     public static func sign(headerJSON: Data, claimsJSON: Data, signer: ES256Signer) -> String {
-        let signingInput = headerJSON.base64URLEncodedString() + "." + claimsJSON.base64URLEncodedString()
-        let signature = signer.sign(Data(signingInput.utf8))
-        return signingInput + "." + signature.base64URLEncodedString()
+        // One buffer for the whole token: header.claims is signed in place, the signature appended.
+        let headerLength = Base64URL.encodedLength(headerJSON.count)
+        let inputLength = headerLength + 1 + Base64URL.encodedLength(claimsJSON.count)
+        return String(unsafeUninitializedCapacity: inputLength + 1 + Base64URL.encodedLength(64)) { out in
+            var o = headerJSON.withUnsafeBytes { Base64URL.write($0, into: out) }
+            out[o] = 0x2E; o += 1
+            o += claimsJSON.withUnsafeBytes { Base64URL.write($0, into: UnsafeMutableBufferPointer(rebasing: out[o...])) }
+            let signature = signer.sign(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(out)[0..<o]))
+            out[o] = 0x2E; o += 1
+            o += signature.withUnsafeBytes { Base64URL.write($0, into: UnsafeMutableBufferPointer(rebasing: out[o...])) }
+            return o
+        }
     }
 
     /// The three decoded parts of a compact JWS, without any verification.
