@@ -4,6 +4,10 @@ import PackageDescription
 // TwoBits depends on nothing but the operating system's own C libraries.
 // Each layer is one target; the C modules sit at the bottom and only the thin
 // wrappers directly above them import them.
+// Every product target imports internally unless it says `public import`: the compiler then refuses a
+// C type (or any other module's type) leaking through a layer's public API by accident.
+let layered: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsByDefault")]
+
 let package = Package(
     name: "TwoBits",
     platforms: [.macOS(.v15)],
@@ -22,26 +26,26 @@ let package = Package(
         .systemLibrary(name: "CEventLoop"),
 
         // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see (docs/architecture.md).
-        .target(name: "Locking"),
+        .target(name: "Locking", swiftSettings: layered),
         // One thread, one epoll set, a Swift TaskExecutor: the runtime every request runs on.
-        .target(name: "EventLoops", dependencies: ["CEventLoop", "Locking"]),
+        .target(name: "EventLoops", dependencies: ["CEventLoop", "Locking"], swiftSettings: layered),
 
         // Layer 1: thin Swift wrappers over the C libraries.
-        .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL"]),
-        .target(name: "HTTPClient", dependencies: ["CCurl", "EventLoops", "Locking"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "EventLoops", "Locking"]),
+        .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL"], swiftSettings: layered),
+        .target(name: "HTTPClient", dependencies: ["CCurl", "EventLoops", "Locking"], swiftSettings: layered),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "EventLoops", "Locking"], swiftSettings: layered),
         // The ledger's seam: protocol and records, plain Swift (a PostgreSQL ledger plugs in here next).
-        .target(name: "Ledger", dependencies: ["Locking"]),
+        .target(name: "Ledger", dependencies: ["Locking"], swiftSettings: layered),
         // The embedded ledger: SQLite in WAL mode, with its own checkpointer thread.
-        .target(name: "SQLiteLedger", dependencies: ["CSQLite", "Ledger", "Locking"]),
+        .target(name: "SQLiteLedger", dependencies: ["CSQLite", "Ledger", "Locking"], swiftSettings: layered),
 
         // Layer 2: Apple's DeviceCheck API, and an emulator of it.
-        .target(name: "DeviceCheck", dependencies: ["TwoBitsCrypto", "HTTPClient", "Locking"]),
-        .target(name: "Sandbox", dependencies: ["DeviceCheck", "TwoBitsCrypto", "HTTPServer", "Locking"]),
+        .target(name: "DeviceCheck", dependencies: ["TwoBitsCrypto", "HTTPClient", "Locking"], swiftSettings: layered),
+        .target(name: "Sandbox", dependencies: ["DeviceCheck", "TwoBitsCrypto", "HTTPServer", "Locking"], swiftSettings: layered),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
-        .target(name: "Policy", dependencies: ["DeviceCheck", "Ledger"]),
-        .target(name: "Tokens", dependencies: ["TwoBitsCrypto"]),
+        .target(name: "Policy", dependencies: ["DeviceCheck", "Ledger"], swiftSettings: layered),
+        .target(name: "Tokens", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
 
         // Layer 4: the service: configuration, HTTP API, metrics, logs.
         .target(name: "TwoBitsService", dependencies: [

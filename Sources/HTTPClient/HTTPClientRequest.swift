@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One outgoing HTTP request.
 public struct HTTPClientRequest: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The status and body of a completed exchange.
 public struct HTTPClientResponse: Sendable {

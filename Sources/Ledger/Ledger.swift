@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Everything TwoBits remembers besides Apple's bits. SQLite by default; the protocol lets a
 /// PostgreSQL implementation follow for running several instances.

@@ -1,6 +1,6 @@
 import DeviceCheck
-import Foundation
-import HTTPServer
+public import Foundation
+public import HTTPServer
 import TwoBitsCrypto
 
 /// An emulator of Apple's DeviceCheck endpoints, as strict as Apple, with control endpoints under

@@ -1,5 +1,5 @@
-import DeviceCheck
-import TwoBitsCrypto
+public import DeviceCheck
+public import TwoBitsCrypto
 
 /// What the sandbox accepts: one team's developer key, like Apple.
 public struct SandboxConfiguration: Sendable {

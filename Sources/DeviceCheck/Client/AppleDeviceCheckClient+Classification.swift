@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension AppleDeviceCheckClient {
     /// How the client reads one answer of Apple's: the query state, success, or the error class.

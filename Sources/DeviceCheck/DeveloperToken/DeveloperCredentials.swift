@@ -1,4 +1,4 @@
-import TwoBitsCrypto
+public import TwoBitsCrypto
 
 /// The team's DeviceCheck signing identity: team id, key id and the `.p8` private key.
 public struct DeveloperCredentials: Sendable {

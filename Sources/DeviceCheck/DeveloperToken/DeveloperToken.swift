@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The ES256 JWT that authorises calls to Apple. A credential: never logged.
 public struct DeveloperToken: Sendable, Hashable, CustomStringConvertible {

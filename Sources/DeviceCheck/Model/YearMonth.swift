@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A calendar month in UTC, Apple's `last_update_time` precision ("YYYY-MM").
 public struct YearMonth: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A complete HTTP request as the server hands it to a handler.
 public struct HTTPRequest: Sendable {

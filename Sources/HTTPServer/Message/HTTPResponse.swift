@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A response, or an instruction to drop the connection without one.
 public struct HTTPResponse: Sendable {

@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import EventLoops
+public import EventLoops
 import Foundation
 import Locking
 

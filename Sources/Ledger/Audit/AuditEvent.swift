@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One entry of the audit trail: every bit write and every admin action.
 /// Holds at most a short SHA-256 prefix of a device token, never the token.

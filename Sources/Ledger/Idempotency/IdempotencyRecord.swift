@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What the ledger knows about an `Idempotency-Key` when a request arrives.
 public enum IdempotencyBegin: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Ledger
+public import Ledger
 
 /// A device let through `BitPolicy.admit`.
 public struct Admission: Sendable {

@@ -1,6 +1,6 @@
-import DeviceCheck
+public import DeviceCheck
 import Foundation
-import Ledger
+public import Ledger
 
 extension BitPolicy {
     func requireBanMeaning() throws(PolicyError) {

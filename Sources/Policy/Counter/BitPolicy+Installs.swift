@@ -1,4 +1,4 @@
-import DeviceCheck
+public import DeviceCheck
 import Ledger
 
 extension BitPolicy {

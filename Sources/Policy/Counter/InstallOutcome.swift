@@ -1,4 +1,4 @@
-import Ledger
+public import Ledger
 
 /// The reinstall counter after registering an install.
 public struct InstallOutcome: Sendable, Equatable {

@@ -1,6 +1,6 @@
-import DeviceCheck
-import Foundation
-import Ledger
+public import DeviceCheck
+public import Foundation
+public import Ledger
 
 /// Decides what the bits mean and how they change. Every write is read-modify-write of both bits.
 ///

@@ -1,4 +1,4 @@
-import DeviceCheck
+public import DeviceCheck
 
 /// What a device's bits mean under the layout.
 public struct DeviceMeaning: Sendable, Equatable {

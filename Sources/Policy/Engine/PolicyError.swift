@@ -1,5 +1,5 @@
-import DeviceCheck
-import Ledger
+public import DeviceCheck
+public import Ledger
 
 /// Why a policy operation did not happen.
 public enum PolicyError: Error, Sendable {

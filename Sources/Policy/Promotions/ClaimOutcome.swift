@@ -1,4 +1,4 @@
-import DeviceCheck
+public import DeviceCheck
 
 /// A successful claim.
 public struct ClaimOutcome: Sendable, Equatable {

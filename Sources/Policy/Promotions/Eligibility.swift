@@ -1,4 +1,4 @@
-import DeviceCheck
+public import DeviceCheck
 
 /// The answer to "could this device claim now?", without writing.
 public struct Eligibility: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import DeviceCheck
+public import DeviceCheck
 
 /// A campaign that each physical device may claim once, on one bit, between two months.
 public struct Promotion: Sendable, Equatable {

@@ -1,5 +1,5 @@
-import Foundation
-import Ledger
+public import Foundation
+public import Ledger
 import Locking
 
 /// The embedded ledger: one SQLite file in WAL mode, schema migrated at open.

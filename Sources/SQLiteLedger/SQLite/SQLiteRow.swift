@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One result row, by column name.
 public struct SQLiteRow: Sendable {

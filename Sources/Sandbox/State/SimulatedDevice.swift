@@ -1,4 +1,4 @@
-import DeviceCheck
+public import DeviceCheck
 
 /// One simulated physical device: its bits and month, per environment like Apple's two hosts.
 public struct SimulatedDevice: Sendable, Equatable {

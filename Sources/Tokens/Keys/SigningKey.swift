@@ -1,5 +1,5 @@
-import Foundation
-import TwoBitsCrypto
+public import Foundation
+public import TwoBitsCrypto
 
 /// One of TwoBits' own token-signing keys (never the Apple key).
 public struct SigningKey: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TwoBitsCrypto
 
 /// A directory of signing keys: PKCS#8 PEM files named `<created-unix-ms>-<kid>.pem`, mode 0600.

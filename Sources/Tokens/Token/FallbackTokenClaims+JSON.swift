@@ -1,4 +1,4 @@
-import TwoBitsCrypto
+public import TwoBitsCrypto
 
 extension FallbackTokenClaims {
     /// Reads the claims of a verified token from its strictly parsed payload; nil when a required claim

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TwoBitsCrypto
 
 /// Signs fallback-tier tokens: ES256 JWS with `kid` and `typ: JWT`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import TwoBitsCrypto
 
 /// Verifies fallback-tier tokens against a set of public keys, naming the reason on failure.

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+public import Foundation
 
 /// Comparisons whose running time does not depend on where the inputs differ.
 public enum ConstantTime {

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+public import Foundation
 
 /// SHA-256 through OpenSSL's EVP interface.
 public enum SHA256 {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension Data {
     /// Base64url without padding (RFC 4648 §5), as JWS uses it.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The sixteen lowercase hex digits, as bytes.
 enum HexDigits {

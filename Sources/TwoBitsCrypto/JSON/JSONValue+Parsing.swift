@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 extension JSONValue {
     /// Parses one JSON document (RFC 8259, strictly): UTF-8 only, no duplicate keys, no lone

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Compact JWS (header.payload.signature) with ES256, the only algorithm TwoBits signs or accepts.
 public enum JWS {
