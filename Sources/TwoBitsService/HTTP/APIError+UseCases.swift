@@ -2,7 +2,7 @@ import UseCases
 
 /// The use cases' errors as the documented HTTP answers (docs/openapi.yaml).
 extension APIError {
-    init(_ error: ClaimError) {
+    public init(_ error: ClaimError) {
         switch error {
         case .idempotencyKeyConflict:
             self.init(422, "idempotency_key_conflict", "this Idempotency-Key was used for a different request in the last 24 hours")
@@ -13,7 +13,7 @@ extension APIError {
         }
     }
 
-    init(_ error: ExchangeError) {
+    public init(_ error: ExchangeError) {
         switch error {
         case .debugDisabled: self.init(403, "debug_disabled", "debug secrets work only while apple.environment is development")
         case .invalidDebugSecret: self.init(401, "invalid_debug_secret", "unknown or revoked debug secret")
@@ -24,14 +24,14 @@ extension APIError {
         }
     }
 
-    init(_ error: VerifyError) {
+    public init(_ error: VerifyError) {
         switch error {
         case .notLimitedUse: self = .badRequest("consume is only for limited-use tokens (issued with limited_use: true)")
         case .storage(let storage): self = .storageUnavailable(storage)
         }
     }
 
-    init(_ error: DebugSecretError) {
+    public init(_ error: DebugSecretError) {
         switch error {
         case .invalidName: self = .badRequest("name must be 1-64 characters of A-Z a-z 0-9 . _ -")
         case .tooMany(let limit): self.init(409, "too_many_debug_secrets", "at most \(limit) debug secrets; delete one first")
