@@ -19,39 +19,39 @@ public struct MetricFamily: Sendable {
 
 extension MetricFamily {
     // HTTP
-    static let httpRequests = MetricFamily("twobits_http_requests_total", .counter, "HTTP requests by route and status",
+    public static let httpRequests = MetricFamily("twobits_http_requests_total", .counter, "HTTP requests by route and status",
                                            labels: ["route", "status"])
-    static let httpReceiveTimeouts = MetricFamily("twobits_http_receive_timeouts_total", .counter,
+    public static let httpReceiveTimeouts = MetricFamily("twobits_http_receive_timeouts_total", .counter,
                                                   "Connections closed because their request did not arrive within server.receive_timeout_ms")
-    static let rateLimited = MetricFamily("twobits_rate_limited_total", .counter,
+    public static let rateLimited = MetricFamily("twobits_rate_limited_total", .counter,
                                           "Requests refused with 429 before any Apple call, by client and by the limit that refused",
                                           labels: ["client", "scope"])
     // Apple
-    static let appleCalls = MetricFamily("twobits_apple_calls_total", .counter, "HTTP attempts against Apple by endpoint and outcome",
+    public static let appleCalls = MetricFamily("twobits_apple_calls_total", .counter, "HTTP attempts against Apple by endpoint and outcome",
                                          labels: ["endpoint", "outcome"])
-    static let appleCallSeconds = MetricFamily("twobits_apple_call_seconds", .histogram, "Latency of HTTP attempts against Apple",
+    public static let appleCallSeconds = MetricFamily("twobits_apple_call_seconds", .histogram, "Latency of HTTP attempts against Apple",
                                                labels: ["endpoint"])
     // Policy
-    static let promotionClaims = MetricFamily("twobits_promotion_claims_total", .counter, "Promotion claims by promotion and outcome",
+    public static let promotionClaims = MetricFamily("twobits_promotion_claims_total", .counter, "Promotion claims by promotion and outcome",
                                               labels: ["promotion", "outcome"])
-    static let installs = MetricFamily("twobits_installs_total", .counter, "Install registrations by outcome", labels: ["outcome"])
-    static let automaticBans = MetricFamily("twobits_automatic_bans_total", .counter, "Devices banned by reaching ban_at")
-    static let manualBans = MetricFamily("twobits_manual_bans_total", .counter, "Manual bans and unbans by admins",
+    public static let installs = MetricFamily("twobits_installs_total", .counter, "Install registrations by outcome", labels: ["outcome"])
+    public static let automaticBans = MetricFamily("twobits_automatic_bans_total", .counter, "Devices banned by reaching ban_at")
+    public static let manualBans = MetricFamily("twobits_manual_bans_total", .counter, "Manual bans and unbans by admins",
                                          labels: ["action", "applied"])
-    static let pendingBansApplied = MetricFamily("twobits_pending_bans_applied_total", .counter, "Pending bans and unbans applied",
+    public static let pendingBansApplied = MetricFamily("twobits_pending_bans_applied_total", .counter, "Pending bans and unbans applied",
                                                  labels: ["kind"])
     // Fallback tokens
-    static let fallbackTokensIssued = MetricFamily("twobits_fallback_tokens_issued_total", .counter, "Fallback tokens issued by tier",
+    public static let fallbackTokensIssued = MetricFamily("twobits_fallback_tokens_issued_total", .counter, "Fallback tokens issued by tier",
                                                    labels: ["tier", "limited_use"])
-    static let fallbackExchangesRefused = MetricFamily("twobits_fallback_exchanges_refused_total", .counter, "Token exchanges refused by reason",
+    public static let fallbackExchangesRefused = MetricFamily("twobits_fallback_exchanges_refused_total", .counter, "Token exchanges refused by reason",
                                                        labels: ["reason"])
-    static let fallbackVerifications = MetricFamily("twobits_fallback_verifications_total", .counter, "Token verifications by result",
+    public static let fallbackVerifications = MetricFamily("twobits_fallback_verifications_total", .counter, "Token verifications by result",
                                                     labels: ["result"])
-    static let fallbackConsumes = MetricFamily("twobits_fallback_consumes_total", .counter, "Consumes of limited-use tokens",
+    public static let fallbackConsumes = MetricFamily("twobits_fallback_consumes_total", .counter, "Consumes of limited-use tokens",
                                                labels: ["result"])
 
     /// Every family, for the test that each is documented and spelled once.
-    static let all: [MetricFamily] = [
+    public static let all: [MetricFamily] = [
         httpRequests, httpReceiveTimeouts, rateLimited, appleCalls, appleCallSeconds, promotionClaims, installs, automaticBans,
         manualBans, pendingBansApplied, fallbackTokensIssued, fallbackExchangesRefused, fallbackVerifications, fallbackConsumes,
     ]
