@@ -47,9 +47,13 @@ let package = Package(
         .target(name: "Policy", dependencies: ["DeviceCheck", "Ledger"], swiftSettings: layered),
         .target(name: "Tokens", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
 
-        // Layer 4: the service: configuration, HTTP API, metrics, logs.
+        // Layer 4: the use cases (claims with their idempotency protocol, token exchange, debug secrets, the
+        // key ring). Domain outcomes and errors only: no HTTP, no metrics, no logs.
+        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "Tokens", "DeviceCheck", "TwoBitsCrypto", "Locking"]),
+
+        // Layer 5: the service: configuration, HTTP API (controllers map use cases onto HTTP), metrics, logs.
         .target(name: "TwoBitsService", dependencies: [
-            "DeviceCheck", "Policy", "Tokens", "Ledger", "SQLiteLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
+            "UseCases", "DeviceCheck", "Policy", "Tokens", "Ledger", "SQLiteLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
         ]),
         .executableTarget(name: "twobits", dependencies: [
             "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "HTTPClient", "Tokens", "TwoBitsCrypto",
@@ -74,7 +78,7 @@ let package = Package(
         .testTarget(name: "TokensTests", dependencies: ["Tokens", "TwoBitsCrypto"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
-            "TwoBitsService", "Sandbox", "HTTPClient", "DeviceCheck", "TwoBitsCrypto", "Tokens", "Locking",
+            "TwoBitsService", "UseCases", "Policy", "Ledger", "Sandbox", "HTTPClient", "DeviceCheck", "TwoBitsCrypto", "Tokens", "Locking",
         ]),
     ],
     swiftLanguageModes: [.v6]

@@ -4,7 +4,9 @@ import HTTPServer
 import Policy
 import Ledger
 import SQLiteLedger
+import Tokens
 import TwoBitsCrypto
+import UseCases
 
 /// The TwoBits service: configuration in, an HTTP API out.
 ///
@@ -19,7 +21,9 @@ public final class TwoBitsService: Sendable {
     let ledger: any Ledger
     let developerTokens: DeveloperTokenProvider
     let policy: BitPolicy
-    let fallbackTokens: FallbackTokenService?
+    /// The fallback-token use cases; nil when the configuration has no `tokens` section.
+    let tokenExchange: TokenExchangeService?
+    let debugSecrets: DebugSecretService?
     private let server: HTTPServer
 
     /// Builds every component; fails with an error naming the configuration field at fault.
@@ -57,21 +61,29 @@ public final class TwoBitsService: Sendable {
         let policy = BitPolicy(configuration: configuration.policy, apple: apple, ledger: ledger)
         self.policy = policy
 
-        var fallbackTokens: FallbackTokenService?
+        let events = UseCaseMetrics(registry: metrics, promotions: Set(configuration.policy.promotions.map(\.id)))
+        var tokenExchange: TokenExchangeService?
+        var debugSecrets: DebugSecretService?
         if configuration.tokens.enabled {
-            fallbackTokens = try FallbackTokenService(settings: configuration.tokens, environment: configuration.apple.environment,
-                                                      policy: policy, ledger: ledger, metrics: metrics, logger: logger)
+            let keys: KeyRing
+            do { keys = try KeyRing(settings: configuration.tokens, ledger: ledger) } catch {
+                throw ConfigurationError("tokens.keys_dir", error.description)
+            }
+            tokenExchange = TokenExchangeService(settings: configuration.tokens, environment: configuration.apple.environment,
+                                                 policy: policy, ledger: ledger, keys: keys, events: events)
+            debugSecrets = DebugSecretService(ledger: ledger, environment: configuration.apple.environment)
         }
-        self.fallbackTokens = fallbackTokens
+        self.tokenExchange = tokenExchange
+        self.debugSecrets = debugSecrets
 
         var table = RouteTable()
-        HealthController(ledger: ledger, developerTokens: developerTokens, metrics: metrics, fallbackTokens: fallbackTokens, logger: logger)
+        HealthController(ledger: ledger, developerTokens: developerTokens, metrics: metrics, keys: tokenExchange?.keys, logger: logger)
             .register(in: &table)
         DeviceController(policy: policy).register(in: &table)
-        PromotionController(policy: policy, ledger: ledger, metrics: metrics).register(in: &table)
+        PromotionController(policy: policy, claims: ClaimService(policy: policy, ledger: ledger, events: events)).register(in: &table)
         InstallController(policy: policy, metrics: metrics).register(in: &table)
         AdminController(policy: policy, ledger: ledger, metrics: metrics).register(in: &table)
-        FallbackTokenController(service: fallbackTokens, ledger: ledger).register(in: &table)
+        FallbackTokenController(exchange: tokenExchange, debugSecrets: debugSecrets).register(in: &table)
         self.routes = table
 
         let pipeline = RequestPipeline(table: table, authenticator: ClientAuthenticator(clients: configuration.clients),
@@ -97,7 +109,7 @@ public final class TwoBitsService: Sendable {
             headCheck: { request in pipeline.head(&request) },
             onAnswered: { request, response, elapsed in pipeline.record(request, response, elapsed: elapsed) },
             onReceiveTimeouts: { closed in
-                metrics.increment("twobits_http_receive_timeouts_total", "Connections closed because their request did not arrive within server.receive_timeout_ms", by: Double(closed))
+                metrics.increment(.httpReceiveTimeouts, by: Double(closed))
             },
             handler: { request in await pipeline.handle(request) })
     }
@@ -113,7 +125,10 @@ public final class TwoBitsService: Sendable {
         }
         // Warnings come before the port opens, so a client (or a test) that sees the service ready has them in the log.
         for warning in configuration.operatorWarnings() { logger.log(.warning, warning.message, ["path": .string(warning.path)]) }
-        await fallbackTokens?.warnAboutDebugSecrets()
+        if let debugSecrets, case let count = await debugSecrets.refusedByEnvironment(), count > 0 {
+            logger.log(.warning, "debug secrets exist but are refused in production; delete them with DELETE /v1/admin/debug-secrets/{name}",
+                       ["count": .int(count)])
+        }
         do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
         logger.log(.info, "listening", [
             "address": .string("\(configuration.listenHost):\(server.port)"),
@@ -138,6 +153,12 @@ public final class TwoBitsService: Sendable {
 
     /// Reloads signing keys (SIGHUP): a rotated key starts signing.
     public func reloadKeys() async {
-        await fallbackTokens?.reloadKeys()
+        guard let keys = tokenExchange?.keys else { return }
+        do throws(SigningKeyError) {
+            let reload = try await keys.reload()
+            logger.log(.info, "signing keys reloaded", ["signing_kid": .string(reload.signingKID), "verifying": .int(reload.keyCount)])
+        } catch {
+            logger.log(.error, "signing keys not reloaded; the previous keys stay in use", ["error": .string(error.description)])
+        }
     }
 }

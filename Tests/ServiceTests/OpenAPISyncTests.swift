@@ -124,13 +124,13 @@ struct OpenAPISyncTests {
     }
 
     /// The error codes the service answers with (read from Sources/TwoBitsService: APIError.swift,
-    /// APIError+Policy.swift, the controllers and FallbackTokenService). Each must be documented.
+    /// APIError+Policy.swift, APIError+UseCases.swift and the controllers). Each must be documented.
     static let errorCodes = [
         "bad_request", "invalid_device_token", "unauthorized", "forbidden", "not_found", "method_not_allowed",
         "payload_too_large", "unsupported_media_type", "apple_auth_failed", "apple_unavailable", "shutting_down",
         "not_enabled", "unknown_promotion", "promotion_not_active", "already_claimed", "device_banned", "storage_unavailable",
         "idempotency_key_conflict", "request_in_progress", "device_token_reused", "debug_disabled", "invalid_debug_secret",
-        "too_many_debug_secrets", "debug_secret_exists", "internal_error",
+        "too_many_debug_secrets", "debug_secret_exists",
     ]
 
     @Test("every error code the service uses appears in the document")

@@ -13,7 +13,7 @@ extension PolicyConfiguration {
             switch mode {
             case nil:
                 let roles = try (0...1).map { i throws(ConfigurationError) -> BitRole in
-                    let name = try bits.string("bit\(i)", default: "unused")
+                    let name = try bits.string("bit\(i)", default: ServiceDefaults.Bits.role)
                     guard let role = BitRole(rawValue: name) else {
                         throw ConfigurationError(bits.field("bit\(i)"), "must be one of promotion, ban, unused")
                     }
@@ -22,7 +22,7 @@ extension PolicyConfiguration {
                 if roles == [.ban, .ban] { throw ConfigurationError(bits.field("bit1"), "at most one bit can be the ban bit") }
                 configuration.layout = .roles(bit0: roles[0], bit1: roles[1])
             case "reinstall-counter":
-                configuration.layout = .reinstallCounter(banAt: try bits.int("ban_at", default: 3, range: 1...3))
+                configuration.layout = .reinstallCounter(banAt: try bits.int("ban_at", default: ServiceDefaults.Bits.banAt, range: 1...3))
             case "none":
                 configuration.layout = .none
             case let other?:

@@ -1,6 +1,7 @@
 import DeviceCheck
 import Foundation
 import TwoBitsCrypto
+import UseCases
 
 /// Everything `twobits serve` reads from its JSON file (documented field by field in docs/configuration.md).
 public struct ServiceConfiguration: Sendable {
@@ -37,11 +38,11 @@ public struct ServiceConfiguration: Sendable {
         public var requestDeadlineMilliseconds: Int
         public var shutdownGraceMilliseconds: Int
         /// A request's line, headers and body must arrive within this long (slow clients are closed).
-        public var receiveTimeoutMilliseconds = 10_000
+        public var receiveTimeoutMilliseconds = ServiceDefaults.Server.receiveTimeoutMilliseconds
         /// Open connections, all clients together (lowered to fit under the open-file limit).
-        public var maxConnections = 16_000
+        public var maxConnections = ServiceDefaults.Server.maxConnections
         /// Open connections from one IP address; 0 for no cap.
-        public var maxConnectionsPerIP = 1_024
+        public var maxConnectionsPerIP = ServiceDefaults.Server.maxConnectionsPerIP
     }
 
     public var listenHost: String
@@ -88,11 +89,11 @@ public struct ServiceConfiguration: Sendable {
         }
         var reader = try ConfigReader(path: "", value: root)
 
-        let (host, port) = try parseListen(reader.string("listen", default: "127.0.0.1:8080"))
-        let database = resolve(try reader.string("database", default: "twobits.sqlite"), against: baseDirectory)
+        let (host, port) = try parseListen(reader.string("listen", default: ServiceDefaults.listen))
+        let database = resolve(try reader.string("database", default: ServiceDefaults.database), against: baseDirectory)
 
         guard var a = try reader.object("apple") else { throw ConfigurationError("apple", "is required (team_id, key_id, private_key_file)") }
-        let environmentName = try a.string("environment", default: "production")
+        let environmentName = try a.string("environment", default: ServiceDefaults.Apple.environment)
         guard let appleEnvironment = AppleEnvironment(rawValue: environmentName) else {
             throw ConfigurationError("apple.environment", "must be \"production\" or \"development\", not \"\(environmentName)\"")
         }
@@ -104,9 +105,9 @@ public struct ServiceConfiguration: Sendable {
             environment: appleEnvironment, baseURL: baseURL,
             teamID: try a.string("team_id"), keyID: try a.string("key_id"),
             privateKeyFile: resolve(try a.string("private_key_file"), against: baseDirectory),
-            timeoutMilliseconds: try a.int("timeout_ms", default: 5_000, range: 100...120_000),
-            maxInFlight: try a.int("max_in_flight", default: 1_024, range: 1...100_000),
-            maxConnections: try a.int("max_connections", default: 64, range: 1...20_000),
+            timeoutMilliseconds: try a.int("timeout_ms", default: ServiceDefaults.Apple.timeoutMilliseconds, range: 100...120_000),
+            maxInFlight: try a.int("max_in_flight", default: ServiceDefaults.Apple.maxInFlight, range: 1...100_000),
+            maxConnections: try a.int("max_connections", default: ServiceDefaults.Apple.maxConnections, range: 1...20_000),
             maxCallsPerSecond: try a.optionalInt("max_calls_per_second", range: 1...1_000_000))
         try a.rejectUnknownFields()
 
@@ -129,7 +130,7 @@ public struct ServiceConfiguration: Sendable {
                 roles.insert(role)
             }
             let rate = try c.optionalDouble("rate_per_second", range: 0.001...1_000_000)
-            let burst = try c.int("burst", default: max(1, Int((rate ?? 1).rounded(.up))), range: 1...1_000_000)
+            let burst = try c.int("burst", default: ServiceDefaults.Client.burst(ratePerSecond: rate), range: 1...1_000_000)
             if rate == nil, c.object["burst"] != nil {
                 throw ConfigurationError(c.field("burst"), "needs rate_per_second (the rate that refills the burst)")
             }
@@ -139,14 +140,16 @@ public struct ServiceConfiguration: Sendable {
             clients.append(Client(name: name, keySHA256: digest, roles: roles, ratePerSecond: rate, burst: burst))
         }
 
-        var server = Server(threads: 2, requestDeadlineMilliseconds: max(15_000, 3 * apple.timeoutMilliseconds), shutdownGraceMilliseconds: 10_000)
+        var server = Server(threads: ServiceDefaults.Server.threads,
+                            requestDeadlineMilliseconds: ServiceDefaults.Server.requestDeadlineMilliseconds(appleTimeoutMilliseconds: apple.timeoutMilliseconds),
+                            shutdownGraceMilliseconds: ServiceDefaults.Server.shutdownGraceMilliseconds)
         if var s = try reader.object("server") {
-            server.threads = try s.int("threads", default: 2, range: 1...64)
+            server.threads = try s.int("threads", default: server.threads, range: 1...64)
             server.requestDeadlineMilliseconds = try s.int("request_deadline_ms", default: server.requestDeadlineMilliseconds, range: 100...600_000)
-            server.shutdownGraceMilliseconds = try s.int("shutdown_grace_ms", default: 10_000, range: 0...300_000)
-            server.receiveTimeoutMilliseconds = try s.int("receive_timeout_ms", default: 10_000, range: 100...600_000)
-            server.maxConnections = try s.int("max_connections", default: 16_000, range: 1...1_000_000)
-            server.maxConnectionsPerIP = try s.int("max_connections_per_ip", default: 1_024, range: 0...1_000_000)
+            server.shutdownGraceMilliseconds = try s.int("shutdown_grace_ms", default: server.shutdownGraceMilliseconds, range: 0...300_000)
+            server.receiveTimeoutMilliseconds = try s.int("receive_timeout_ms", default: server.receiveTimeoutMilliseconds, range: 100...600_000)
+            server.maxConnections = try s.int("max_connections", default: server.maxConnections, range: 1...1_000_000)
+            server.maxConnectionsPerIP = try s.int("max_connections_per_ip", default: server.maxConnectionsPerIP, range: 0...1_000_000)
             try s.rejectUnknownFields()
         }
         // An install makes up to three Apple calls (query, a pending ban, the update); a claim two.

@@ -40,8 +40,7 @@ struct AdminController: Sendable {
     }
 
     private func count(_ ban: Bool, applied: Bool) {
-        metrics.increment("twobits_manual_bans_total", "Manual bans and unbans by admins",
-                          labels: [("action", ban ? "ban" : "unban"), ("applied", applied ? "now" : "pending")])
+        metrics.increment(.manualBans, ban ? "ban" : "unban", applied ? "now" : "pending")
     }
 
     private func state(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
@@ -55,7 +54,7 @@ struct AdminController: Sendable {
 
     private func pending() async throws(APIError) -> HTTPResponse {
         let actions: [PendingDeviceAction]
-        do { actions = try await ledger.pendingActions() } catch { throw APIError(.storage(error)) }
+        do { actions = try await ledger.pendingActions() } catch { throw APIError.storageUnavailable(error) }
         struct Item: Encodable { let install_id: String; let action: String; let reason: String?; let client: String; let created_at: String }
         let items = actions.map { Item(install_id: $0.installID, action: $0.kind.rawValue, reason: $0.reason, client: $0.client, created_at: Self.iso($0.createdAt)) }
         return .json(200, ["pending": items])
@@ -73,7 +72,7 @@ struct AdminController: Sendable {
             before = value
         }
         let events: [AuditEvent]
-        do { events = try await ledger.auditEvents(limit: limit, before: before) } catch { throw APIError(.storage(error)) }
+        do { events = try await ledger.auditEvents(limit: limit, before: before) } catch { throw APIError.storageUnavailable(error) }
         struct Item: Encodable {
             let id: Int64; let at: String; let client: String; let action: String; let subject: String?
             let bits_before: String?; let bits_after: String?; let result: String; let reason: String?

@@ -1,22 +1,23 @@
 import DeviceCheck
 import Foundation
 import HTTPServer
-import Ledger
 import Tokens
+import UseCases
 
 /// Fallback-tier tokens: exchange and verify (role `tokens`), the JWKS (public), and debug secrets (role `admin`).
 struct FallbackTokenController: Sendable {
-    let service: FallbackTokenService?
-    let ledger: any Ledger
+    /// Both nil when the configuration has no `tokens` section.
+    let exchange: TokenExchangeService?
+    let debugSecrets: DebugSecretService?
 
-    private func enabled() throws(APIError) -> FallbackTokenService {
+    private func enabled<Service>(_ service: Service?) throws(APIError) -> Service {
         guard let service else { throw .notEnabled("fallback tokens are off; add a \"tokens\" section to the configuration (docs/configuration.md)") }
         return service
     }
 
     func register(in routes: inout RouteTable) {
         routes.add("POST", "/v1/fallback-tokens", .role(.tokens)) { request throws(APIError) in
-            let service = try enabled()
+            let service = try enabled(exchange)
             let body = try request.jsonBody()
             try body.allowOnly(["device_token", "debug_secret", "install_id", "limited_use"])
             let installID = try body.installID()
@@ -27,7 +28,10 @@ struct FallbackTokenController: Sendable {
             case (false, let secret?): credential = .debugSecret(secret)
             default: throw .badRequest("give exactly one of device_token or debug_secret")
             }
-            let issued = try await service.exchange(credential, installID: installID, limitedUse: limitedUse, client: request.clientName)
+            let issued: IssuedToken
+            do throws(ExchangeError) {
+                issued = try await service.exchange(credential, installID: installID, limitedUse: limitedUse, client: request.clientName)
+            } catch { throw APIError(error) }
             // Written directly: this is the hot route. The token is base64url and dots; the tier a fixed word.
             let answer = #"{"expires_in":"# + String(issued.expiresIn) + #","tier":""# + issued.tier.rawValue
                 + #"","token":""# + issued.token + #"","token_type":"Bearer"}"#
@@ -35,12 +39,14 @@ struct FallbackTokenController: Sendable {
         }
 
         routes.add("POST", "/v1/fallback-tokens/verify", .role(.tokens)) { request throws(APIError) in
-            let service = try enabled()
+            let service = try enabled(exchange)
             let body = try request.jsonBody()
             try body.allowOnly(["token", "consume"])
             let token = try body.string("token")
             let consume = try body.optionalBool("consume") ?? false
-            switch try await service.verify(token, consume: consume) {
+            let outcome: VerifyOutcome
+            do throws(VerifyError) { outcome = try await service.verify(token, consume: consume) } catch { throw APIError(error) }
+            switch outcome {
             case .valid(let claims, let alreadyConsumed):
                 struct Answer: Encodable { let valid: Bool; let claims: FallbackTokenClaims; let already_consumed: Bool }
                 return .json(200, Answer(valid: true, claims: claims, already_consumed: alreadyConsumed))
@@ -51,31 +57,34 @@ struct FallbackTokenController: Sendable {
         }
 
         routes.add("GET", "/.well-known/jwks.json", .public) { _ throws(APIError) in
-            let service = try enabled()
+            let service = try enabled(exchange)
             return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300")],
-                                body: service.jwks())
+                                body: service.keys.jwks())
         }
 
         routes.add("POST", "/v1/admin/debug-secrets", .role(.admin)) { request throws(APIError) in
-            let service = try enabled()
+            let service = try enabled(debugSecrets)
             let body = try request.jsonBody()
             try body.allowOnly(["name"])
             let name = try body.string("name")
-            let secret = try await service.createDebugSecret(name: name, client: request.clientName)
+            let secret: String
+            do throws(DebugSecretError) { secret = try await service.create(name: name, client: request.clientName) } catch { throw APIError(error) }
             struct Answer: Encodable { let name: String; let debug_secret: String; let note: String }
             return .json(201, Answer(name: name, debug_secret: secret, note: "shown once; only its SHA-256 is stored"))
         }
 
         routes.add("GET", "/v1/admin/debug-secrets", .role(.admin)) { _ throws(APIError) in
-            let service = try enabled()
+            let service = try enabled(debugSecrets)
             struct Item: Encodable { let name: String; let created_at: String }
-            let items = try await service.debugSecretNames().map { Item(name: $0.name, created_at: AdminController.iso($0.createdAt)) }
+            let names: [(name: String, createdAt: Date)]
+            do throws(DebugSecretError) { names = try await service.names() } catch { throw APIError(error) }
+            let items = names.map { Item(name: $0.name, created_at: AdminController.iso($0.createdAt)) }
             return .json(200, ["debug_secrets": items])
         }
 
         routes.add("DELETE", "/v1/admin/debug-secrets/{name}", .role(.admin)) { request throws(APIError) in
-            let service = try enabled()
-            try await service.deleteDebugSecret(name: request.parameter("name"), client: request.clientName)
+            let service = try enabled(debugSecrets)
+            do throws(DebugSecretError) { try await service.delete(name: request.parameter("name"), client: request.clientName) } catch { throw APIError(error) }
             return HTTPResponse(status: 204)
         }
     }

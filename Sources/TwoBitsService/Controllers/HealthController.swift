@@ -1,13 +1,15 @@
 import DeviceCheck
 import HTTPServer
 import Ledger
+import UseCases
 
 /// `/healthz` (alive), `/readyz` (configuration, keys and storage usable), `/metrics` (Prometheus).
 struct HealthController: Sendable {
     let ledger: any Ledger
     let developerTokens: DeveloperTokenProvider
     let metrics: MetricsRegistry
-    let fallbackTokens: FallbackTokenService?
+    /// The fallback-token keys; nil when the configuration has no `tokens` section.
+    let keys: KeyRing?
     /// Where the cause of a failed storage check goes (SQLite's text stays out of the public answer).
     let logger: Logger
 
@@ -28,7 +30,7 @@ struct HealthController: Sendable {
             checks["storage"] = "failed: the ledger cannot be written"
             logger.log(.error, "readiness: the ledger cannot be written", ["detail": .string(error.message)])
         }
-        if let fallbackTokens { checks["signing_keys"] = fallbackTokens.hasSigningKey ? "ok" : "failed: no signing key" }
+        if let keys { checks["signing_keys"] = keys.hasSigningKey ? "ok" : "failed: no signing key" }
         let ready = checks.values.allSatisfy { $0 == "ok" }
         struct Body: Encodable { let ready: Bool; let checks: [String: String] }
         return .json(ready ? 200 : 503, Body(ready: ready, checks: checks))

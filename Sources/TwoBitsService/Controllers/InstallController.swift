@@ -14,19 +14,19 @@ struct InstallController: Sendable {
             let installID = try body.installID()
             do throws(PolicyError) {
                 let outcome = try await policy.registerInstall(token: token, installID: installID, client: request.clientName)
-                metrics.increment("twobits_installs_total", "Install registrations by outcome", labels: [("outcome", outcome.banned ? "banned" : "registered")])
-                if outcome.banned { metrics.increment("twobits_automatic_bans_total", "Devices banned by reaching ban_at") }
+                metrics.increment(.installs, outcome.banned ? "banned" : "registered")
+                if outcome.banned { metrics.increment(.automaticBans) }
                 if let kind = outcome.appliedPending {
-                    metrics.increment("twobits_pending_bans_applied_total", "Pending bans and unbans applied", labels: [("kind", kind.rawValue)])
+                    metrics.increment(.pendingBansApplied, kind.rawValue)
                 }
                 struct Answer: Encodable { let reinstalls: Int; let banned: Bool }
                 return .json(200, Answer(reinstalls: outcome.reinstalls, banned: outcome.banned))
             } catch {
                 let apiError = APIError(error)
                 if case .deviceBanned(let applied?) = error {
-                    metrics.increment("twobits_pending_bans_applied_total", "Pending bans and unbans applied", labels: [("kind", applied.rawValue)])
+                    metrics.increment(.pendingBansApplied, applied.rawValue)
                 }
-                metrics.increment("twobits_installs_total", "Install registrations by outcome", labels: [("outcome", apiError.code)])
+                metrics.increment(.installs, apiError.code)
                 throw apiError
             }
         }

@@ -2,7 +2,7 @@ import Policy
 
 extension APIError {
     /// Maps policy outcomes onto the documented HTTP answers.
-    init(_ error: PolicyError) {
+    public init(_ error: PolicyError) {
         switch error {
         case .apple(let e): self.init(e)
         case .notEnabled(let message): self = .notEnabled(message)

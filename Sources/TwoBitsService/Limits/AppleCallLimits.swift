@@ -31,8 +31,7 @@ struct AppleCallLimits: Sendable {
     func admit(_ client: AuthenticatedClient?, route: String) throws(APIError) {
         guard let cost = Self.appleCallsByRoute[route], let client else { return }
         guard case .refused(let scope, let retryAfter) = limiter.admit(client: client.name, globalCost: cost) else { return }
-        metrics.increment("twobits_rate_limited_total", "Requests refused with 429 before any Apple call, by client and by the limit that refused",
-                          labels: [("client", client.name), ("scope", scope.rawValue)])
+        metrics.increment(.rateLimited, client.name, scope.rawValue)
         let message = scope == .client
             ? "client \(client.name) is over its rate limit for routes that call Apple; retry after \(retryAfter) s"
             : "the service is at its ceiling of Apple calls per second; retry after \(retryAfter) s"

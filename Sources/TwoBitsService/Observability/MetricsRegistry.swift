@@ -24,24 +24,26 @@ public final class MetricsRegistry: Sendable {
 
     public init() {}
 
-    /// Adds `value` to a counter.
-    public func increment(_ name: String, _ help: String, labels: [(String, String)] = [], by value: Double = 1) {
-        let key = Self.render(labels)
+    /// Adds `value` to a counter; `values` are the family's label values, in the order of its label names.
+    public func increment(_ family: MetricFamily, _ values: String..., by value: Double = 1) {
+        assert(family.kind == .counter && values.count == family.labels.count, "\(family.name) takes \(family.labels)")
+        let key = Self.render(Array(zip(family.labels, values)))
         families.withLock { f in
-            f[name, default: Family(help: help, type: "counter")].samples[key, default: 0] += value
+            f[family.name, default: Family(help: family.help, type: family.kind.rawValue)].samples[key, default: 0] += value
         }
     }
 
     /// Records one observation in a histogram with the latency buckets.
-    public func observe(_ name: String, _ help: String, labels: [(String, String)] = [], _ value: Double) {
-        let key = Self.render(labels)
-        histogramHelp.withLock { $0[name] = help }
+    public func observe(_ family: MetricFamily, _ values: String..., value: Double) {
+        assert(family.kind == .histogram && values.count == family.labels.count, "\(family.name) takes \(family.labels)")
+        let key = Self.render(Array(zip(family.labels, values)))
+        histogramHelp.withLock { $0[family.name] = family.help }
         histograms.withLock { h in
-            var hist = h[name]?[key] ?? Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count))
+            var hist = h[family.name]?[key] ?? Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count))
             for (i, bound) in Self.latencyBuckets.enumerated() where value <= bound { hist.buckets[i] += 1 }
             hist.sum += value
             hist.count += 1
-            h[name, default: [:]][key] = hist
+            h[family.name, default: [:]][key] = hist
         }
     }
 

@@ -91,8 +91,7 @@ struct RequestPipeline: Sendable {
         let context = response.context as? RequestContext
         let route = context?.route ?? "unrouted"
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        metrics.increment("twobits_http_requests_total", "HTTP requests by route and status",
-                          labels: [("route", route), ("status", String(response.status))])
+        metrics.increment(.httpRequests, route, String(response.status))
         logger.log(response.status >= 500 ? .error : .info, "request", [
             "method": .string(http.method), "route": .string(route), "status": .int(response.status),
             "duration_ms": .double((milliseconds * 1000).rounded() / 1000),

@@ -1,7 +1,7 @@
 import DeviceCheck
 
 /// What a client shows to get a fallback token.
-enum ExchangeCredential: Sendable {
+public enum ExchangeCredential: Sendable {
     case deviceToken(DeviceToken)
     case debugSecret(String)
 }

@@ -1,0 +1,58 @@
+/// A metric family: its name, help text, type and label names, declared once (below) and used by every
+/// call site, so `/metrics` cannot carry two spellings of one family.
+public struct MetricFamily: Sendable {
+    public enum Kind: String, Sendable { case counter, histogram }
+
+    public let name: String
+    public let help: String
+    public let kind: Kind
+    /// The label names, in the order call sites give their values.
+    public let labels: [String]
+
+    init(_ name: String, _ kind: Kind, _ help: String, labels: [String] = []) {
+        self.name = name
+        self.help = help
+        self.kind = kind
+        self.labels = labels
+    }
+}
+
+extension MetricFamily {
+    // HTTP
+    public static let httpRequests = MetricFamily("twobits_http_requests_total", .counter, "HTTP requests by route and status",
+                                           labels: ["route", "status"])
+    public static let httpReceiveTimeouts = MetricFamily("twobits_http_receive_timeouts_total", .counter,
+                                                  "Connections closed because their request did not arrive within server.receive_timeout_ms")
+    public static let rateLimited = MetricFamily("twobits_rate_limited_total", .counter,
+                                          "Requests refused with 429 before any Apple call, by client and by the limit that refused",
+                                          labels: ["client", "scope"])
+    // Apple
+    public static let appleCalls = MetricFamily("twobits_apple_calls_total", .counter, "HTTP attempts against Apple by endpoint and outcome",
+                                         labels: ["endpoint", "outcome"])
+    public static let appleCallSeconds = MetricFamily("twobits_apple_call_seconds", .histogram, "Latency of HTTP attempts against Apple",
+                                               labels: ["endpoint"])
+    // Policy
+    public static let promotionClaims = MetricFamily("twobits_promotion_claims_total", .counter, "Promotion claims by promotion and outcome",
+                                              labels: ["promotion", "outcome"])
+    public static let installs = MetricFamily("twobits_installs_total", .counter, "Install registrations by outcome", labels: ["outcome"])
+    public static let automaticBans = MetricFamily("twobits_automatic_bans_total", .counter, "Devices banned by reaching ban_at")
+    public static let manualBans = MetricFamily("twobits_manual_bans_total", .counter, "Manual bans and unbans by admins",
+                                         labels: ["action", "applied"])
+    public static let pendingBansApplied = MetricFamily("twobits_pending_bans_applied_total", .counter, "Pending bans and unbans applied",
+                                                 labels: ["kind"])
+    // Fallback tokens
+    public static let fallbackTokensIssued = MetricFamily("twobits_fallback_tokens_issued_total", .counter, "Fallback tokens issued by tier",
+                                                   labels: ["tier", "limited_use"])
+    public static let fallbackExchangesRefused = MetricFamily("twobits_fallback_exchanges_refused_total", .counter, "Token exchanges refused by reason",
+                                                       labels: ["reason"])
+    public static let fallbackVerifications = MetricFamily("twobits_fallback_verifications_total", .counter, "Token verifications by result",
+                                                    labels: ["result"])
+    public static let fallbackConsumes = MetricFamily("twobits_fallback_consumes_total", .counter, "Consumes of limited-use tokens",
+                                               labels: ["result"])
+
+    /// Every family, for the test that each is documented and spelled once.
+    public static let all: [MetricFamily] = [
+        httpRequests, httpReceiveTimeouts, rateLimited, appleCalls, appleCallSeconds, promotionClaims, installs, automaticBans,
+        manualBans, pendingBansApplied, fallbackTokensIssued, fallbackExchangesRefused, fallbackVerifications, fallbackConsumes,
+    ]
+}

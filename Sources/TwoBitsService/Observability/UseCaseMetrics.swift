@@ -1,0 +1,54 @@
+import Ledger
+import Policy
+import Tokens
+import UseCases
+
+/// Counts what the use cases report. Outcome labels of refusals are the error codes clients see.
+struct UseCaseMetrics: UseCaseEvents {
+    let registry: MetricsRegistry
+    /// The configured promotion ids: only these become label values, so a client cannot grow the metric without bound.
+    let promotions: Set<String>
+
+    func claim(promotion: String, _ event: ClaimEvent) {
+        let outcome: String
+        switch event {
+        case .claimed: outcome = "claimed"
+        case .claimedOnRetry: outcome = "claimed_on_retry"
+        case .replayed: outcome = "replayed"
+        case .inProgress: outcome = "in_progress"
+        case .refused(let error): outcome = APIError(error).code
+        }
+        registry.increment(.promotionClaims, promotions.contains(promotion) ? promotion : "unknown", outcome)
+    }
+
+    func exchangeRefused(_ error: ExchangeError) {
+        let reason: String
+        switch error {
+        case .debugDisabled: reason = "debug_disabled"
+        case .invalidDebugSecret: reason = "invalid_debug_secret"
+        case .deviceTokenReused: reason = "reused"
+        case .refused(.deviceBanned): reason = "banned"
+        case .refused(.apple(.invalidDeviceToken)): reason = "invalid"
+        case .refused, .storage:
+            let answer = APIError(error)
+            reason = answer.status == 503 ? "apple_unavailable" : answer.code
+        }
+        registry.increment(.fallbackExchangesRefused, reason)
+    }
+
+    func tokenIssued(tier: Tier, limitedUse: Bool) {
+        registry.increment(.fallbackTokensIssued, tier.rawValue, String(limitedUse))
+    }
+
+    func pendingActionApplied(_ kind: PendingDeviceAction.Kind) {
+        registry.increment(.pendingBansApplied, kind.rawValue)
+    }
+
+    func tokenVerified(failure: TokenVerifier.Failure?) {
+        registry.increment(.fallbackVerifications, failure?.rawValue ?? "valid")
+    }
+
+    func limitedUseTokenConsumed(first: Bool) {
+        registry.increment(.fallbackConsumes, first ? "consumed" : "reused")
+    }
+}

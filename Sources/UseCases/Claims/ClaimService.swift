@@ -1,0 +1,85 @@
+import DeviceCheck
+import Foundation
+import Ledger
+import Policy
+import TwoBitsCrypto
+
+/// Claims a promotion for a device, with the `Idempotency-Key` protocol (docs/architecture.md, "Idempotency
+/// intent recorded before the write"): reserve the key, replay a finished answer, refuse a conflict or a
+/// running twin, resume after a crash, record the intent before Apple's write, store the final answer,
+/// give the key back after a transient failure.
+public struct ClaimService: Sendable {
+    /// Renders a final verdict as the answer the client gets. The service stores what it returns under the
+    /// key, and the caller sends what the same function returns, so a replay is the original byte for byte.
+    public typealias Renderer = @Sendable (ClaimVerdict) -> RecordedAnswer
+
+    let policy: BitPolicy
+    let ledger: any Ledger
+    let events: any UseCaseEvents
+
+    public init(policy: BitPolicy, ledger: any Ledger, events: any UseCaseEvents) {
+        self.policy = policy
+        self.ledger = ledger
+        self.events = events
+    }
+
+    /// This process, as the owner of the idempotency keys it is working on.
+    public static let instance = "pid\(getpid())-" + SecureRandom.bytes(8).hexString
+
+    public func claim(_ request: ClaimRequest, render: Renderer) async throws(ClaimError) -> ClaimResult {
+        let id = request.promotion, client = request.client, token = request.token
+        let idempotencyKey = request.idempotencyKey
+
+        var resuming = false
+        if let key = idempotencyKey {
+            let fingerprint = SHA256.hex("claim|\(id)|\(token.base64)")
+            let begin: IdempotencyBegin
+            do {
+                begin = try await ledger.beginIdempotent(client: client, key: key, requestHash: fingerprint, owner: Self.instance, now: Date())
+            } catch { throw .storage(error) }
+            switch begin {
+            case .replay(let status, let stored):
+                events.claim(promotion: id, .replayed)
+                return .replayed(RecordedAnswer(status: status, body: stored))
+            case .conflict:
+                throw .idempotencyKeyConflict
+            case .inProgress:
+                events.claim(promotion: id, .inProgress)
+                throw .inProgress
+            case .unfinished(let intent):
+                resuming = intent != nil
+            case .started:
+                break
+            }
+        }
+
+        let ledger = self.ledger
+        let outcome: ClaimOutcome
+        do throws(PolicyError) {
+            outcome = try await policy.claim(id, token: token, client: client, resuming: resuming) { intent throws(PolicyError) in
+                guard let key = idempotencyKey else { return }
+                do throws(StorageError) { try await ledger.recordIntent(client: client, key: key, intent: intent) } catch { throw .storage(error) }
+            }
+        } catch {
+            events.claim(promotion: id, .refused(error))
+            if let key = idempotencyKey {
+                // Final answers are replayed; transient ones leave the key open for the retry.
+                if error.isFinal {
+                    let answer = render(.refused(error))
+                    try? await ledger.completeIdempotent(client: client, key: key, status: answer.status, body: answer.body)
+                } else { try? await ledger.abandonIdempotent(client: client, key: key) }
+            }
+            throw .refused(error)
+        }
+        events.claim(promotion: id, outcome.transactionID == nil ? .claimedOnRetry : .claimed)
+        if let key = idempotencyKey {
+            let answer = render(.claimed(outcome))
+            do { try await ledger.completeIdempotent(client: client, key: key, status: answer.status, body: answer.body) } catch {
+                // Give the key back (its intent stays), so the retry resumes instead of waiting on a twin.
+                try? await ledger.abandonIdempotent(client: client, key: key)
+                throw .storage(error)
+            }
+        }
+        return .claimed(outcome)
+    }
+}

@@ -1,0 +1,20 @@
+import Ledger
+import Policy
+import Tokens
+
+/// What the use cases report as they run, so the service can count it (metrics stay out of this layer,
+/// as the Apple client's `AppleCallObserver` keeps them out of DeviceCheck).
+public protocol UseCaseEvents: Sendable {
+    /// A claim ended: claimed, replayed, refused, or turned away while its twin runs.
+    func claim(promotion: String, _ event: ClaimEvent)
+    /// A token exchange was refused (not counted: storage failures before the credential was judged).
+    func exchangeRefused(_ error: ExchangeError)
+    /// A fallback token was issued.
+    func tokenIssued(tier: Tier, limitedUse: Bool)
+    /// A pending ban or unban was applied to a device while it was admitted.
+    func pendingActionApplied(_ kind: PendingDeviceAction.Kind)
+    /// A token was verified; `failure` is nil when it is valid.
+    func tokenVerified(failure: TokenVerifier.Failure?)
+    /// A limited-use token was consumed: `first` is false when it had been consumed before.
+    func limitedUseTokenConsumed(first: Bool)
+}

@@ -1,0 +1,34 @@
+import DeviceCheck
+import Ledger
+import Policy
+import Testing
+import TwoBitsService
+import UseCases
+
+/// The use cases decide what an `Idempotency-Key` stores (`PolicyError.isFinal`); HTTP decides the status.
+/// The two must agree: a final refusal is a 4xx, a transient one a 5xx whose retry reaches Apple.
+@Suite struct UseCaseMappingTests {
+    static let policyErrors: [PolicyError] = [
+        .apple(.invalidDeviceToken), .apple(.rejected(status: 403, body: "")), .apple(.unavailable(.throttled)),
+        .apple(.unavailable(.overloaded)), .apple(.unavailable(.outcomeUnknown(.timedOut))), .notEnabled("layout none"),
+        .unknownPromotion("x"), .promotionNotActive(id: "x", starts: YearMonth("2026-01")!, ends: nil),
+        .alreadyClaimed(YearMonth("2026-01")!), .deviceBanned(), .deviceBanned(appliedPending: .ban),
+        .storage(StorageError("disk I/O error")), .cancelled,
+    ]
+
+    @Test(arguments: policyErrors)
+    func aFinalRefusalIsExactlyAnAnswerBelow500(_ error: PolicyError) {
+        #expect(error.isFinal == (APIError(error).status < 500), "\(error) → \(APIError(error).status)")
+    }
+
+    @Test func claimErrorsKeepTheirDocumentedAnswers() {
+        let conflict = APIError(ClaimError.idempotencyKeyConflict)
+        #expect((conflict.status, conflict.code) == (422, "idempotency_key_conflict"))
+        let running = APIError(ClaimError.inProgress)
+        #expect((running.status, running.code, running.retryAfterSeconds) == (409, "request_in_progress", 1))
+        let refused = APIError(ClaimError.refused(.alreadyClaimed(YearMonth("2026-03")!)))
+        #expect(refused.details == ["claimed_month": "2026-03"])
+        let storage = APIError(ClaimError.storage(StorageError("locked")))
+        #expect((storage.status, storage.code, storage.logDetail) == (503, "storage_unavailable", "locked"))
+    }
+}
