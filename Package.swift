@@ -49,15 +49,16 @@ let package = Package(
 
         // Layer 4: the use cases (claims with their idempotency protocol, token exchange, debug secrets, the
         // key ring). Domain outcomes and errors only: no HTTP, no metrics, no logs.
-        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "Tokens", "DeviceCheck", "TwoBitsCrypto", "Locking"]),
+        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "Tokens", "DeviceCheck", "TwoBitsCrypto", "Locking"],
+                swiftSettings: layered),
 
         // Layer 5: the service: configuration, HTTP API (controllers map use cases onto HTTP), metrics, logs.
         .target(name: "TwoBitsService", dependencies: [
             "UseCases", "DeviceCheck", "Policy", "Tokens", "Ledger", "SQLiteLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
-        ]),
+        ], swiftSettings: layered),
         .executableTarget(name: "twobits", dependencies: [
             "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "HTTPClient", "Tokens", "TwoBitsCrypto",
-        ]),
+        ], swiftSettings: layered),
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
         .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),
         // Per-write latency of the SQLite ledger's hot paths, with and without the background checkpointer.

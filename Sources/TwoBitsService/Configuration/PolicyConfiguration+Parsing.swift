@@ -1,5 +1,5 @@
 import DeviceCheck
-import Policy
+public import Policy
 import TwoBitsCrypto
 
 public typealias PolicySettings = PolicyConfiguration

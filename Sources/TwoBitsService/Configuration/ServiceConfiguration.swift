@@ -1,7 +1,7 @@
-import DeviceCheck
-import Foundation
+public import DeviceCheck
+public import Foundation
 import TwoBitsCrypto
-import UseCases
+public import UseCases
 
 /// Everything `twobits serve` reads from its JSON file (documented field by field in docs/configuration.md).
 public struct ServiceConfiguration: Sendable {

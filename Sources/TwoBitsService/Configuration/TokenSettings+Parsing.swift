@@ -1,4 +1,4 @@
-import UseCases
+public import UseCases
 
 extension TokenSettings {
     /// No `tokens` section: the token routes answer 409 not_enabled.

@@ -1,4 +1,4 @@
-import Policy
+public import Policy
 
 extension APIError {
     /// Maps policy outcomes onto the documented HTTP answers.

@@ -1,4 +1,4 @@
-import UseCases
+public import UseCases
 
 /// The use cases' errors as the documented HTTP answers (docs/openapi.yaml).
 extension APIError {

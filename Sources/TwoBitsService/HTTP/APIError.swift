@@ -1,6 +1,6 @@
-import DeviceCheck
-import HTTPServer
-import Ledger
+public import DeviceCheck
+public import HTTPServer
+public import Ledger
 
 /// An error answer in the one envelope every route uses: `{"error":{"code":"…","message":"…"}}`.
 public struct APIError: Error, Sendable {

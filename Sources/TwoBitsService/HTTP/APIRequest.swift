@@ -1,5 +1,5 @@
 import Foundation
-import HTTPServer
+public import HTTPServer
 import TwoBitsCrypto
 
 /// A request after the pipeline's stages: what a controller sees.

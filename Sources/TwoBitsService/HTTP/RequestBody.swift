@@ -1,4 +1,4 @@
-import TwoBitsCrypto
+public import TwoBitsCrypto
 
 /// Typed access to a JSON request body; every failure names the field.
 public struct RequestBody: Sendable {

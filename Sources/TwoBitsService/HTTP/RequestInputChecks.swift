@@ -1,4 +1,4 @@
-import HTTPServer
+public import HTTPServer
 
 /// The service's checks of request headers and body fields, reachable from outside the module for the
 /// fuzz targets and their replay tests (Tests/FuzzChecks), which see only public API.

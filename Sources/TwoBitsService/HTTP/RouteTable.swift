@@ -1,4 +1,4 @@
-import HTTPServer
+public import HTTPServer
 
 /// Who may call a route.
 public enum RouteAccess: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Locking
 
 /// Per-client token buckets and one global bucket, checked together: a request is admitted only

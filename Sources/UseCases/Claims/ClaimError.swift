@@ -1,5 +1,5 @@
-import Ledger
-import Policy
+public import Ledger
+public import Policy
 
 /// Why a claim was not answered with success.
 public enum ClaimError: Error, Sendable {

@@ -1,4 +1,4 @@
-import DeviceCheck
+public import DeviceCheck
 
 /// One claim of a promotion by a device, as parsed by the transport.
 public struct ClaimRequest: Sendable {

@@ -1,4 +1,4 @@
-import Policy
+public import Policy
 
 /// A claim that succeeded, now or earlier.
 public enum ClaimResult: Sendable {

@@ -1,7 +1,7 @@
 import DeviceCheck
 import Foundation
-import Ledger
-import Policy
+public import Ledger
+public import Policy
 import TwoBitsCrypto
 
 /// Claims a promotion for a device, with the `Idempotency-Key` protocol (docs/architecture.md, "Idempotency

@@ -1,4 +1,4 @@
-import Policy
+public import Policy
 
 /// A final verdict on a claim, handed to the caller's renderer so the answer it sends is the answer stored.
 public enum ClaimVerdict: Sendable {

@@ -1,4 +1,4 @@
-import Policy
+public import Policy
 
 extension PolicyError {
     /// Whether a retry of the same request can only get the same answer. Final refusals are stored

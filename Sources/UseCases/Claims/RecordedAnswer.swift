@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The answer a client got for a final claim verdict, exactly as the transport sent it: stored under the
 /// `Idempotency-Key` and replayed byte for byte. `status` is the transport's own code, opaque here (the

@@ -1,4 +1,4 @@
-import Ledger
+public import Ledger
 
 /// Why a debug secret was not created or deleted.
 public enum DebugSecretError: Error, Sendable {

@@ -1,6 +1,6 @@
-import DeviceCheck
-import Foundation
-import Ledger
+public import DeviceCheck
+public import Foundation
+public import Ledger
 import TwoBitsCrypto
 
 /// Debug secrets: named credentials that get debug-tier tokens while `apple.environment` is development.

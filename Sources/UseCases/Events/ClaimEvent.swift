@@ -1,4 +1,4 @@
-import Policy
+public import Policy
 
 /// How a claim ended, as `UseCaseEvents.claim` reports it.
 public enum ClaimEvent: Sendable {

@@ -1,5 +1,5 @@
 import Ledger
-import Tokens
+public import Tokens
 
 extension KeyRing {
     /// Re-reads the key directory (SIGHUP): the newest key starts signing, retired ones keep verifying.

@@ -1,4 +1,4 @@
-import DeviceCheck
+public import DeviceCheck
 
 /// What a client shows to get a fallback token.
 public enum ExchangeCredential: Sendable {

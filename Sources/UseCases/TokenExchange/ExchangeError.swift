@@ -1,5 +1,5 @@
-import Ledger
-import Policy
+public import Ledger
+public import Policy
 
 /// Why no token was issued.
 public enum ExchangeError: Error, Sendable {

@@ -1,4 +1,4 @@
-import Tokens
+public import Tokens
 
 /// An issued token and how long it lives.
 public struct IssuedToken: Sendable {

@@ -1,7 +1,7 @@
-import DeviceCheck
+public import DeviceCheck
 import Foundation
-import Ledger
-import Policy
+public import Ledger
+public import Policy
 import Tokens
 import TwoBitsCrypto
 

@@ -1,4 +1,4 @@
-import Ledger
+public import Ledger
 
 /// Why a verification could not answer.
 public enum VerifyError: Error, Sendable {

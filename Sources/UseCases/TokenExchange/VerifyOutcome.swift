@@ -1,4 +1,4 @@
-import Tokens
+public import Tokens
 
 /// What a verification found.
 public enum VerifyOutcome: Sendable {
