@@ -222,6 +222,11 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             runReady()
             if stopping && ready.isEmpty { break }
         }
+        // Free what the loop owns on its own thread (loop-local values close their handles here), and
+        // drop watchers and timers, whose closures may hold objects that hold the loop.
+        locals.removeAll()
+        watchers.removeAll()
+        timers = LoopTimerQueue()
         pthread_setspecific(Self.currentKey, nil)
     }
 

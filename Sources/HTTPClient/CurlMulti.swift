@@ -5,7 +5,8 @@ import EventLoops
 /// (`CURLMOPT_SOCKETFUNCTION`) and its timeout is a loop timer (`CURLMOPT_TIMERFUNCTION`), so a transfer
 /// started on a loop runs, and completes, on that loop's thread. Touched only on that thread.
 final class CurlMulti {
-    let loop: EventLoop
+    /// Unowned: the loop owns the multi (loop-local storage), and frees it on its own thread when it stops.
+    unowned let loop: EventLoop
     private let handle: UnsafeMutableRawPointer
     private var inFlight: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var watched: Set<Int32> = []
