@@ -32,7 +32,7 @@ let package = Package(
 
         // Layer 1: thin Swift wrappers over the C libraries.
         .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL"], swiftSettings: layered),
-        .target(name: "HTTPClient", dependencies: ["CCurl", "EventLoops", "Locking"], swiftSettings: layered),
+        .target(name: "OutboundHTTP", dependencies: ["CCurl", "EventLoops", "Locking"], swiftSettings: layered),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "EventLoops", "Locking"], swiftSettings: layered),
         // The ledger's seam: protocol and records, plain Swift (a PostgreSQL ledger plugs in here next).
         .target(name: "Ledger", dependencies: ["Locking"], swiftSettings: layered),
@@ -40,24 +40,24 @@ let package = Package(
         .target(name: "SQLiteLedger", dependencies: ["CSQLite", "Ledger", "Locking"], swiftSettings: layered),
 
         // Layer 2: Apple's DeviceCheck API, and an emulator of it.
-        .target(name: "DeviceCheck", dependencies: ["TwoBitsCrypto", "HTTPClient", "Locking"], swiftSettings: layered),
+        .target(name: "DeviceCheck", dependencies: ["TwoBitsCrypto", "OutboundHTTP", "Locking"], swiftSettings: layered),
         .target(name: "Sandbox", dependencies: ["DeviceCheck", "TwoBitsCrypto", "HTTPServer", "Locking"], swiftSettings: layered),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
         .target(name: "Policy", dependencies: ["DeviceCheck", "Ledger"], swiftSettings: layered),
-        .target(name: "Tokens", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
+        .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
 
         // Layer 4: the use cases (claims with their idempotency protocol, token exchange, debug secrets, the
         // key ring). Domain outcomes and errors only: no HTTP, no metrics, no logs.
-        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "Tokens", "DeviceCheck", "TwoBitsCrypto", "Locking"],
+        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheck", "TwoBitsCrypto", "Locking"],
                 swiftSettings: layered),
 
         // Layer 5: the service: configuration, HTTP API (controllers map use cases onto HTTP), metrics, logs.
         .target(name: "TwoBitsService", dependencies: [
-            "UseCases", "DeviceCheck", "Policy", "Tokens", "Ledger", "SQLiteLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
+            "UseCases", "DeviceCheck", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
         ], swiftSettings: layered),
         .executableTarget(name: "twobits", dependencies: [
-            "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "HTTPClient", "Tokens", "TwoBitsCrypto",
+            "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto",
         ], swiftSettings: layered),
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
         .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),
@@ -65,7 +65,7 @@ let package = Package(
         .executableTarget(name: "LedgerBench", dependencies: ["SQLiteLedger", "Ledger"], path: "Benchmarks/LedgerBench"),
 
         // One property check per parser of untrusted input, shared by the fuzz targets and their replay test.
-        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheck", "Tokens", "HTTPServer", "TwoBitsService"],
+        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheck", "TokenSigning", "HTTPServer", "TwoBitsService"],
                 path: "Tests/FuzzChecks"),
 
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
@@ -73,13 +73,13 @@ let package = Package(
         .target(name: "ChildProcess", dependencies: ["TwoBitsCrypto"], path: "Tests/ChildProcess"),
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
         .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "Locking", "ChildProcess"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "HTTPClient", "EventLoops", "Locking"]),
-        .testTarget(name: "DeviceCheckTests", dependencies: ["DeviceCheck", "Sandbox", "HTTPClient", "TwoBitsCrypto", "Locking", "ChildProcess", "SeededRandom"]),
+        .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "OutboundHTTP", "EventLoops", "Locking"]),
+        .testTarget(name: "DeviceCheckTests", dependencies: ["DeviceCheck", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "Locking", "ChildProcess", "SeededRandom"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom"]),
-        .testTarget(name: "TokensTests", dependencies: ["Tokens", "TwoBitsCrypto"]),
+        .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
-            "TwoBitsService", "UseCases", "Policy", "Ledger", "Sandbox", "HTTPClient", "DeviceCheck", "TwoBitsCrypto", "Tokens", "Locking",
+            "TwoBitsService", "UseCases", "Policy", "Ledger", "Sandbox", "OutboundHTTP", "DeviceCheck", "TwoBitsCrypto", "TokenSigning", "Locking",
         ]),
     ],
     swiftLanguageModes: [.v6]

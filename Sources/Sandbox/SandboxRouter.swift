@@ -4,7 +4,7 @@ import HTTPServer
 
 /// Routes the sandbox's HTTP requests: Apple's three endpoints and the control API.
 struct SandboxRouter: Sendable {
-    typealias Handler = @Sendable (AppleSandbox, HTTPRequest) async -> HTTPResponse
+    typealias Handler = @Sendable (AppleSandbox, ServerRequest) async -> ServerResponse
     let router: Router<Handler>
 
     init() {
@@ -25,14 +25,14 @@ struct SandboxRouter: Sendable {
         router = r
     }
 
-    func handle(_ request: HTTPRequest, sandbox: AppleSandbox) async -> HTTPResponse {
+    func handle(_ request: ServerRequest, sandbox: AppleSandbox) async -> ServerResponse {
         switch router.match(method: request.method, path: request.path) {
         case .found(let route, let parameters):
             var request = request
             request.parameters = parameters
             return await route.handler(sandbox, request)
         case .methodNotAllowed(let allowed):
-            var response = HTTPResponse.text(405, AppleResponseBody.methodNotAllowed)
+            var response = ServerResponse.text(405, AppleResponseBody.methodNotAllowed)
             response.headers.append(("Allow", allowed.joined(separator: ", ")))
             return response
         case .notFound:

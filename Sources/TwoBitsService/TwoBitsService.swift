@@ -4,7 +4,7 @@ import HTTPServer
 import Policy
 import Ledger
 import SQLiteLedger
-import Tokens
+import TokenSigning
 import TwoBitsCrypto
 import UseCases
 
@@ -16,7 +16,7 @@ public final class TwoBitsService: Sendable {
     public let configuration: ServiceConfiguration
     public let metrics: MetricsRegistry
     public let routes: RouteTable
-    let logger: Logger
+    let logger: LogWriter
     let apple: any DeviceCheckAPI
     let ledger: any Ledger
     let developerTokens: DeveloperTokenProvider
@@ -27,7 +27,7 @@ public final class TwoBitsService: Sendable {
     private let server: HTTPServer
 
     /// Builds every component; fails with an error naming the configuration field at fault.
-    public init(configuration: ServiceConfiguration, logger: Logger = Logger()) throws(ConfigurationError) {
+    public init(configuration: ServiceConfiguration, logger: LogWriter = LogWriter()) throws(ConfigurationError) {
         self.configuration = configuration
         self.logger = logger
         let metrics = MetricsRegistry()
@@ -97,7 +97,7 @@ public final class TwoBitsService: Sendable {
             maxConnectionsPerIP: configuration.server.maxConnectionsPerIP,
             reservedFileDescriptors: 128 + configuration.apple.maxConnections)
         /// Answers the server gives itself carry the request id the pipeline gave the request, and a route label.
-        @Sendable func framed(_ error: APIError, _ label: String, _ request: HTTPRequest) -> HTTPResponse {
+        @Sendable func framed(_ error: APIError, _ label: String, _ request: ServerRequest) -> ServerResponse {
             pipeline.framed(error.response, pipeline.context(of: request, answeredBy: label))
         }
         server = HTTPServer(

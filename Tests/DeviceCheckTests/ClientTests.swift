@@ -50,7 +50,7 @@ import TwoBitsCrypto
         let token = try #require(DeviceToken(text))
         #expect(!token.description.contains(text.prefix(16)))
         #expect(token.description.contains(token.shortDigest))
-        #expect(token.digest == SHA256.hex(text))
+        #expect(token.digest == SHA256Digest.hex(text))
     }
 
     @Test func queryOfANewDeviceIsNeverSet() async throws {

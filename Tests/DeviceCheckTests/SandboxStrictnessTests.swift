@@ -1,6 +1,6 @@
 import DeviceCheck
 import Foundation
-import HTTPClient
+import OutboundHTTP
 import Sandbox
 import Testing
 import TwoBitsCrypto
@@ -9,7 +9,7 @@ import TwoBitsCrypto
 @Suite struct SandboxStrictnessTests {
     struct Raw {
         let h: SandboxHarness
-        let http = CurlHTTPClient(maxConnectionsPerHost: 4, maxTotalConnections: 8)
+        let http = CurlClient(maxConnectionsPerHost: 4, maxTotalConnections: 8)
         let jwt: String
 
         init(_ h: SandboxHarness) throws {
@@ -17,14 +17,14 @@ import TwoBitsCrypto
             jwt = try h.provider().current().jwt
         }
 
-        func post(_ endpoint: AppleEndpoint, body: String, authorization: String?) async throws -> HTTPClientResponse {
+        func post(_ endpoint: AppleEndpoint, body: String, authorization: String?) async throws -> OutboundResponse {
             var headers = [("Content-Type", "application/json")]
             if let authorization { headers.append(("Authorization", authorization)) }
-            return try await http.send(HTTPClientRequest(method: "POST", url: h.sandbox.baseURL + endpoint.path, headers: headers,
+            return try await http.send(OutboundRequest(method: "POST", url: h.sandbox.baseURL + endpoint.path, headers: headers,
                                                          body: Data(body.utf8), timeoutMilliseconds: 5_000))
         }
 
-        func post(_ endpoint: AppleEndpoint, fields: [String: Any]) async throws -> HTTPClientResponse {
+        func post(_ endpoint: AppleEndpoint, fields: [String: Any]) async throws -> OutboundResponse {
             let body = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])
             return try await post(endpoint, body: String(decoding: body, as: UTF8.self), authorization: "Bearer " + jwt)
         }
@@ -149,12 +149,12 @@ import TwoBitsCrypto
     @Test func getOnAnAppleEndpointIs405() async throws {
         try await withRaw { raw, h in
             for endpoint in AppleEndpoint.allCases {
-                let response = try await raw.http.send(HTTPClientRequest(method: "GET", url: h.sandbox.baseURL + endpoint.path,
+                let response = try await raw.http.send(OutboundRequest(method: "GET", url: h.sandbox.baseURL + endpoint.path,
                                                                          headers: [("Authorization", "Bearer " + raw.jwt)]))
                 #expect(response.status == 405)
                 #expect(response.text == AppleResponseBody.methodNotAllowed)
             }
-            let unknown = try await raw.http.send(HTTPClientRequest(method: "POST", url: h.sandbox.baseURL + "/v1/query_three_bits"))
+            let unknown = try await raw.http.send(OutboundRequest(method: "POST", url: h.sandbox.baseURL + "/v1/query_three_bits"))
             #expect(unknown.status == 404)
         }
     }

@@ -1,5 +1,5 @@
 import Foundation
-import Tokens
+import TokenSigning
 import TwoBitsCrypto
 
 /// JWS decoding and verification: a verifier never accepts a mutated valid token. One valid token is

@@ -60,7 +60,7 @@ enum RequestCheck {
     }
 
     static func requestID(_ value: String) -> String? {
-        let id = RequestInputChecks.requestID(HTTPRequest(method: "GET", path: "/", headers: ["x-request-id": value]))
+        let id = RequestInputChecks.requestID(ServerRequest(method: "GET", path: "/", headers: ["x-request-id": value]))
         let wellFormed = (1...128).contains(value.utf8.count) && value.utf8.allSatisfy {
             ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x2E || $0 == 0x5F
         }
@@ -73,7 +73,7 @@ enum RequestCheck {
 
     static func idempotencyKey(_ value: String) -> String? {
         let valid = (1...255).contains(value.utf8.count) && value.utf8.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }
-        let http = HTTPRequest(method: "POST", path: "/", headers: ["idempotency-key": value])
+        let http = ServerRequest(method: "POST", path: "/", headers: ["idempotency-key": value])
         do {
             let key = try RequestInputChecks.idempotencyKey(http)
             return valid && key == value ? nil : "Idempotency-Key \(value.debugDescription) accepted as \(String(describing: key))"
@@ -83,7 +83,7 @@ enum RequestCheck {
     }
 
     static func body(_ bytes: [UInt8]) -> String? {
-        let http = HTTPRequest(method: "POST", path: "/", headers: ["content-type": "application/json"], body: Data(bytes))
+        let http = ServerRequest(method: "POST", path: "/", headers: ["content-type": "application/json"], body: Data(bytes))
         let isObject: Bool
         if case .object? = try? JSONValue.parse(bytes) { isObject = true } else { isObject = false }
         let body: RequestBody

@@ -51,7 +51,7 @@ final class RawClient {
 
 @Suite struct HTTPEdgeTests {
     func withServer(_ configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-                    headCheck: (@Sendable (inout HTTPRequest) -> HTTPResponse?)? = nil,
+                    headCheck: (@Sendable (inout ServerRequest) -> ServerResponse?)? = nil,
                     handler: @escaping HTTPServer.Handler,
                     _ body: (HTTPServer) async throws -> Void) async throws {
         let server = HTTPServer(configuration: configuration, headCheck: headCheck, handler: handler)

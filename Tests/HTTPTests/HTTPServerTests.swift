@@ -1,5 +1,5 @@
 import Foundation
-import HTTPClient
+import OutboundHTTP
 import HTTPServer
 import Locking
 import Testing
@@ -7,10 +7,10 @@ import Testing
 @Suite struct HTTPServerTests {
     func withServer(_ configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
                     handler: @escaping HTTPServer.Handler,
-                    _ body: (String, CurlHTTPClient) async throws -> Void) async throws {
+                    _ body: (String, CurlClient) async throws -> Void) async throws {
         let server = HTTPServer(configuration: configuration, handler: handler)
         try server.start()
-        let client = CurlHTTPClient(maxConnectionsPerHost: 256, maxTotalConnections: 512)
+        let client = CurlClient(maxConnectionsPerHost: 256, maxTotalConnections: 512)
         try await body("http://127.0.0.1:\(server.port)", client)
         client.shutdown()
         await server.shutdown(graceMilliseconds: 1_000)
@@ -21,7 +21,7 @@ import Testing
             let text = "\(request.method) \(request.path) q=\(request.query["q"] ?? "-") h=\(request.header("X-Test") ?? "-") b=\(String(decoding: request.body, as: UTF8.self))"
             return .text(201, text)
         }) { base, client in
-            let response = try await client.send(HTTPClientRequest(method: "POST", url: base + "/a/b?q=1", headers: [("X-Test", "yes")], body: Data("hello".utf8)))
+            let response = try await client.send(OutboundRequest(method: "POST", url: base + "/a/b?q=1", headers: [("X-Test", "yes")], body: Data("hello".utf8)))
             #expect(response.status == 201)
             #expect(response.text == "POST /a/b q=1 h=yes b=hello")
         }
@@ -31,9 +31,9 @@ import Testing
         var config = HTTPServerConfiguration()
         config.maxBodyBytes = 1024
         try await withServer(config, handler: { _ in .text(200, "handled") }) { base, client in
-            let big = try await client.send(HTTPClientRequest(method: "POST", url: base + "/", body: Data(count: 4096)))
+            let big = try await client.send(OutboundRequest(method: "POST", url: base + "/", body: Data(count: 4096)))
             #expect(big.status == 413)
-            let small = try await client.send(HTTPClientRequest(method: "POST", url: base + "/", body: Data(count: 100)))
+            let small = try await client.send(OutboundRequest(method: "POST", url: base + "/", body: Data(count: 100)))
             #expect(small.status == 200)
         }
     }
@@ -46,7 +46,7 @@ import Testing
             return .text(200, "late")
         }) { base, client in
             // The handler would answer 200 after 2 s; the deadline answers first.
-            let response = try await client.send(HTTPClientRequest(url: base + "/slow"))
+            let response = try await client.send(OutboundRequest(url: base + "/slow"))
             #expect(response.status == 503)
         }
     }
@@ -60,10 +60,10 @@ import Testing
             return .text(200, "ok")
         }
         try server.start()
-        let client = CurlHTTPClient()
+        let client = CurlClient()
         let base = "http://127.0.0.1:\(server.port)"
-        #expect(try await client.send(HTTPClientRequest(url: base + "/slow")).status == 503)
-        #expect(try await client.send(HTTPClientRequest(url: base + "/fast")).status == 200)
+        #expect(try await client.send(OutboundRequest(url: base + "/slow")).status == 503)
+        #expect(try await client.send(OutboundRequest(url: base + "/fast")).status == 200)
         // Let the slow handler finish: its late 200 must not be reported.
         try await Task.sleep(for: .milliseconds(500))
         #expect(seen.withLock { $0 } == [503, 200])
@@ -82,9 +82,9 @@ import Testing
             return .text(200, "late")
         }
         try server.start()
-        let client = CurlHTTPClient()
+        let client = CurlClient()
         let url = "http://127.0.0.1:\(server.port)/slow"
-        async let answer = client.send(HTTPClientRequest(url: url))
+        async let answer = client.send(OutboundRequest(url: url))
         try await Task.sleep(for: .milliseconds(150))
         #expect(server.requestsInFlight == 1)
         await server.shutdown(graceMilliseconds: 50)
@@ -103,28 +103,28 @@ import Testing
             return .text(200, "ok")
         }
         try server.start()
-        let client = CurlHTTPClient()
+        let client = CurlClient()
         let url = "http://127.0.0.1:\(server.port)/"
-        let answer = Task { () async -> HTTPClientError? in
-            do throws(HTTPClientError) { _ = try await client.send(HTTPClientRequest(url: url)); return nil } catch { return error }
+        let answer = Task { () async -> OutboundError? in
+            do throws(OutboundError) { _ = try await client.send(OutboundRequest(url: url)); return nil } catch { return error }
         }
         try await Task.sleep(for: .milliseconds(100))
         client.shutdown()
-        #expect(await answer.value == HTTPClientError.shutDown)
+        #expect(await answer.value == OutboundError.shutDown)
         // Sending after shutdown fails at once too.
-        await #expect(throws: HTTPClientError.shutDown) { _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/")) }
+        await #expect(throws: OutboundError.shutDown) { _ = try await client.send(OutboundRequest(url: "http://127.0.0.1:\(server.port)/")) }
         await server.shutdown()
     }
 
     @Test func clientAbortsResponsesOverOneMebibyte() async throws {
         let server = HTTPServer(configuration: HTTPServerConfiguration()) { request in
-            HTTPResponse(status: 200, body: Data(count: request.path == "/big" ? 2 << 20 : 1 << 19))
+            ServerResponse(status: 200, body: Data(count: request.path == "/big" ? 2 << 20 : 1 << 19))
         }
         try server.start()
-        let client = CurlHTTPClient()
+        let client = CurlClient()
         let base = "http://127.0.0.1:\(server.port)"
-        #expect(try await client.send(HTTPClientRequest(url: base + "/small")).body.count == 1 << 19)
-        await #expect(throws: HTTPClientError.self) { _ = try await client.send(HTTPClientRequest(url: base + "/big")) }
+        #expect(try await client.send(OutboundRequest(url: base + "/small")).body.count == 1 << 19)
+        await #expect(throws: OutboundError.self) { _ = try await client.send(OutboundRequest(url: base + "/big")) }
         client.shutdown()
         await server.shutdown()
     }
@@ -136,7 +136,7 @@ import Testing
         }) { base, client in
             let statuses = await withTaskGroup(of: Int.self) { group in
                 for _ in 0..<500 {
-                    group.addTask { (try? await client.send(HTTPClientRequest(url: base + "/wait")))?.status ?? -1 }
+                    group.addTask { (try? await client.send(OutboundRequest(url: base + "/wait")))?.status ?? -1 }
                 }
                 return await group.reduce(into: [Int]()) { $0.append($1) }
             }

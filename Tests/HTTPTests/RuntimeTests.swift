@@ -1,6 +1,6 @@
 import EventLoops
 import Foundation
-import HTTPClient
+import OutboundHTTP
 import HTTPServer
 import Locking
 import Testing
@@ -8,7 +8,7 @@ import Testing
 /// The event-loop runtime: a request stays on the loop thread that accepted it, a cancelled Apple-style
 /// call leaves curl at once, and shutdown awaits the handler tasks it owns.
 @Suite struct RuntimeTests {
-    /// The handler sees the same loop thread before and after an outgoing call through `CurlHTTPClient`
+    /// The handler sees the same loop thread before and after an outgoing call through `CurlClient`
     /// (the call ran on that loop's own curl multi handle), for every one of many concurrent requests.
     @Test func aRequestStaysOnTheThreadThatAcceptedIt() async throws {
         let upstream = HTTPServer(configuration: HTTPServerConfiguration(threads: 1)) { _ in
@@ -16,20 +16,20 @@ import Testing
             return .text(200, "upstream")
         }
         try upstream.start()
-        let outgoing = CurlHTTPClient()
+        let outgoing = CurlClient()
         let upstreamURL = "http://127.0.0.1:\(upstream.port)/"
         let front = HTTPServer(configuration: HTTPServerConfiguration(threads: 2)) { _ in
             let before = EventLoop.currentThreadID
             let onLoop = EventLoop.current != nil
-            let answer = try? await outgoing.send(HTTPClientRequest(url: upstreamURL))
+            let answer = try? await outgoing.send(OutboundRequest(url: upstreamURL))
             let after = EventLoop.currentThreadID
             return .text(200, "\(onLoop) \(before) \(after) \(answer?.text ?? "failed")")
         }
         try front.start()
-        let client = CurlHTTPClient()
+        let client = CurlClient()
         let url = "http://127.0.0.1:\(front.port)/"
         let answers = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<64 { group.addTask { try await client.send(HTTPClientRequest(url: url)).text } }
+            for _ in 0..<64 { group.addTask { try await client.send(OutboundRequest(url: url)).text } }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         var threads = Set<Int>()
@@ -53,10 +53,10 @@ import Testing
             return .text(200, "late")
         }
         try server.start()
-        let client = CurlHTTPClient()
+        let client = CurlClient()
         let url = "http://127.0.0.1:\(server.port)/"
-        let call = Task { () async -> HTTPClientError? in
-            do throws(HTTPClientError) { _ = try await client.send(HTTPClientRequest(url: url)); return nil } catch { return error }
+        let call = Task { () async -> OutboundError? in
+            do throws(OutboundError) { _ = try await client.send(OutboundRequest(url: url)); return nil } catch { return error }
         }
         try await Task.sleep(for: .milliseconds(150))
         let cancelled = ContinuousClock.now
@@ -64,9 +64,9 @@ import Testing
         #expect(await call.value == .cancelled)
         #expect(ContinuousClock.now - cancelled < .milliseconds(1_000))
         // Already cancelled before the call: it never starts.
-        let late = Task { () async -> HTTPClientError? in
+        let late = Task { () async -> OutboundError? in
             withUnsafeCurrentTask { $0?.cancel() }
-            do throws(HTTPClientError) { _ = try await client.send(HTTPClientRequest(url: url)); return nil } catch { return error }
+            do throws(OutboundError) { _ = try await client.send(OutboundRequest(url: url)); return nil } catch { return error }
         }
         #expect(await late.value == .cancelled)
         client.shutdown()
@@ -83,9 +83,9 @@ import Testing
             return .text(200, "late")
         }
         try server.start()
-        let client = CurlHTTPClient()
+        let client = CurlClient()
         let url = "http://127.0.0.1:\(server.port)/"
-        let calls = (0..<8).map { _ in Task { try await client.send(HTTPClientRequest(url: url)) } }
+        let calls = (0..<8).map { _ in Task { try await client.send(OutboundRequest(url: url)) } }
         while server.requestsInFlight < 8 { try await Task.sleep(for: .milliseconds(10)) }
         let stopping = ContinuousClock.now
         await server.shutdown(graceMilliseconds: 100)

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPClient
+import OutboundHTTP
 import Locking
 import Testing
 
@@ -55,7 +55,7 @@ import Testing
         let answer = try await inFlight
         #expect(answer.status == 200)
         // After shutdown nothing listens.
-        await #expect(throws: HTTPClientError.self) { _ = try await h.request("GET", "/healthz", key: nil) }
+        await #expect(throws: OutboundError.self) { _ = try await h.request("GET", "/healthz", key: nil) }
         await h.sandbox.shutdown()
         h.client.shutdown()
     }

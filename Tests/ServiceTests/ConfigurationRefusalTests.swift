@@ -17,7 +17,7 @@ import TwoBitsService
     static func error(_ json: String) -> ConfigurationError? {
         do {
             let c = try ServiceConfiguration.parse(Data(json.utf8), environment: [:], baseDirectory: directory)
-            _ = try TwoBitsService(configuration: c, logger: Logger(enabled: false))
+            _ = try TwoBitsService(configuration: c, logger: LogWriter(enabled: false))
             return nil
         } catch { return error }
     }

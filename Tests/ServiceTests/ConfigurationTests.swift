@@ -19,7 +19,7 @@ import TwoBitsService
     func error(_ json: String, env: [String: String] = [:]) -> ConfigurationError? {
         do {
             let c = try ServiceConfiguration.parse(Data(json.utf8), environment: env, baseDirectory: directory)
-            _ = try TwoBitsService(configuration: c, logger: Logger(enabled: false))
+            _ = try TwoBitsService(configuration: c, logger: LogWriter(enabled: false))
             return nil
         } catch { return error }
     }

@@ -1,6 +1,6 @@
 import DeviceCheck
 import Foundation
-import HTTPClient
+import OutboundHTTP
 import Sandbox
 import Testing
 import TwoBitsCrypto

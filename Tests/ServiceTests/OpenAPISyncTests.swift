@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Tokens
+import TokenSigning
 import TwoBitsCrypto
 import TwoBitsService
 
@@ -47,7 +47,7 @@ struct OpenAPISyncTests {
         }
         """
         let configuration = try ServiceConfiguration.parse(Data(json.utf8))
-        let service = try TwoBitsService(configuration: configuration, logger: Logger(enabled: false))
+        let service = try TwoBitsService(configuration: configuration, logger: LogWriter(enabled: false))
         return try body(service)
     }
 

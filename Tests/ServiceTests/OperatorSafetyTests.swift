@@ -41,7 +41,7 @@ struct OperatorSafetyTests {
         let json = #"{"listen":"127.0.0.1:0","database":"l.sqlite","apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8","base_url":"http://ops:s3cr3t-pw@127.0.0.1:\#(port)"}}"#
         let configuration = try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory)
         let log = LogCollector()
-        let service = try TwoBitsService(configuration: configuration, logger: Logger(sink: { log.append($0) }))
+        let service = try TwoBitsService(configuration: configuration, logger: LogWriter(sink: { log.append($0) }))
         try await service.start()
         await service.shutdown()
         let text = log.withLock { $0.joined() }

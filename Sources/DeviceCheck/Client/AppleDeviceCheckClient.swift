@@ -1,5 +1,5 @@
 import Foundation
-import HTTPClient
+import OutboundHTTP
 import Locking
 import TwoBitsCrypto
 
@@ -11,7 +11,7 @@ import TwoBitsCrypto
 public final class AppleDeviceCheckClient: DeviceCheckAPI {
     public let configuration: AppleClientConfiguration
     public let tokens: DeveloperTokenProvider
-    private let http: CurlHTTPClient
+    private let http: CurlClient
     private let limiter: InFlightLimiter
     private let observer: (any AppleCallObserver)?
     /// The developer JWT Apple last accepted. A 400 with the authorization body for that same JWT cannot
@@ -21,7 +21,7 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
     public init(configuration: AppleClientConfiguration, tokens: DeveloperTokenProvider, observer: (any AppleCallObserver)? = nil) {
         self.configuration = configuration
         self.tokens = tokens
-        self.http = CurlHTTPClient(maxConnectionsPerHost: configuration.maxConnections,
+        self.http = CurlClient(maxConnectionsPerHost: configuration.maxConnections,
                                    maxTotalConnections: max(configuration.maxConnections * 2, 16))
         self.limiter = InFlightLimiter(limit: InFlightLimiter.slots(
             maxInFlight: configuration.maxInFlight, maxConnections: configuration.maxConnections, baseURL: configuration.baseURL))
@@ -136,7 +136,7 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
                              transactionID: String, timeoutMilliseconds: Int) async -> Result<QueryResult?, DeviceCheckError> {
         let body = AppleRequestBody(deviceToken: token.base64, transactionID: transactionID,
                                     timestamp: Int64(Date().timeIntervalSince1970 * 1000), bit0: bits?.bit0, bit1: bits?.bit1)
-        let request = HTTPClientRequest(
+        let request = OutboundRequest(
             method: "POST", url: configuration.baseURL + endpoint.path,
             headers: [("Authorization", "Bearer " + developerToken.jwt), ("Content-Type", "application/json")],
             body: body.encoded(), timeoutMilliseconds: max(1, timeoutMilliseconds))

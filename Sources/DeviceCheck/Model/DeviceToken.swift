@@ -19,7 +19,7 @@ public struct DeviceToken: Sendable, Hashable, CustomStringConvertible {
         let valid = text.withUTF8 { Self.isBase64($0) }
         guard valid else { return nil }
         self.base64 = text
-        self.digest = SHA256.hex(text)
+        self.digest = SHA256Digest.hex(text)
     }
 
     /// Which bytes are in the base64 alphabet (A-Z, a-z, 0-9, +, /): one load per byte.

@@ -22,8 +22,8 @@ public struct HTTPRefusal: Error, Sendable, Equatable {
     static let payloadTooLarge = HTTPRefusal(413, "payload_too_large", "the request body is too large")
 
     /// The refusal in the JSON error envelope `{"error":{"code":…,"message":…}}`, closing the connection.
-    public var response: HTTPResponse {
-        var response = HTTPResponse.json(status, ["error": ["code": code, "message": message]])
+    public var response: ServerResponse {
+        var response = ServerResponse.json(status, ["error": ["code": code, "message": message]])
         response.headers.append(("Connection", "close"))
         return response
     }

@@ -4,9 +4,9 @@ import Foundation
 /// What the first access-handler call decided from the request line and headers alone.
 enum HeadOutcome {
     /// Answer now and close the connection; no body byte is read.
-    case refuse(HTTPRequest, HTTPResponse)
+    case refuse(ServerRequest, ServerResponse)
     /// Answer at the final call (the request has no body, so the connection can stay open).
-    case refuseWithoutBody(HTTPResponse)
+    case refuseWithoutBody(ServerResponse)
     case accept
 }
 
@@ -55,7 +55,7 @@ extension HTTPServer {
         let target = context.target
         let queryStart = target.firstIndex(of: "?")
         let path = String(target[..<(queryStart ?? target.endIndex)])
-        var request = HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers)
+        var request = ServerRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers)
         func refuse(_ refusal: HTTPRefusal) -> HeadOutcome { .refuse(request, closing(refused(refusal, request))) }
 
         let headerSize = twobits_mhd_request_header_size(connection)
@@ -83,7 +83,7 @@ extension HTTPServer {
         if let queryStart {
             switch QueryString.decode(target[target.index(after: queryStart)...], maxParameters: configuration.maxQueryParameters) {
             case .failure(let refusal): return refuse(refusal)
-            case .success(let query): request = HTTPRequest(method: request.method, path: path, query: query, headers: headers)
+            case .success(let query): request = ServerRequest(method: request.method, path: path, query: query, headers: headers)
             }
         }
 
@@ -98,7 +98,7 @@ extension HTTPServer {
         return .accept
     }
 
-    private func closing(_ response: HTTPResponse) -> HTTPResponse {
+    private func closing(_ response: ServerResponse) -> ServerResponse {
         var response = response
         if response.header("Connection") == nil { response.headers.append(("Connection", "close")) }
         return response

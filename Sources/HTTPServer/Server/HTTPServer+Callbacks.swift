@@ -97,7 +97,7 @@ let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, versi
 
     // Final call: the whole request has arrived.
     context.tracked?.received()
-    var request = context.head ?? HTTPRequest(method: method.map { String(cString: $0) } ?? "GET", path: context.target)
+    var request = context.head ?? ServerRequest(method: method.map { String(cString: $0) } ?? "GET", path: context.target)
     if let refusal = context.refusal {
         context.answered = true
         server.onAnswered?(request, refusal, ContinuousClock.now - context.started)
@@ -127,7 +127,7 @@ let completedHandler: twobits_mhd_completed_fn = { _, connection, conCls, _ in
     conCls.pointee = nil
 }
 
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+private func queue(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
     let mhdResponse: OpaquePointer? = response.body.withUnsafeBytes { raw in
         MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
     }

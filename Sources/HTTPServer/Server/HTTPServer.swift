@@ -8,20 +8,20 @@ import Locking
 /// Each event loop of the group runs one libmicrohttpd daemon (its epoll set inside the loop's, all
 /// daemons sharing the port through `SO_REUSEPORT`). When a request is complete its connection is
 /// suspended and a task with the loop as its executor computes the answer, so the request is parsed,
-/// handled (Apple calls included, when the client is a `CurlHTTPClient`) and answered on the thread that
+/// handled (Apple calls included, when the client is a `CurlClient`) and answered on the thread that
 /// accepted it. An awaiting request holds no thread, and every request has a deadline because a
 /// suspended connection never times out by itself.
 public final class HTTPServer: @unchecked Sendable {
-    public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+    public typealias Handler = @Sendable (ServerRequest) async -> ServerResponse
 
     public let configuration: HTTPServerConfiguration
     let handler: Handler
-    let oversizedBody: @Sendable (HTTPRequest) -> HTTPResponse
-    let deadlineExpired: @Sendable (HTTPRequest) -> HTTPResponse
-    let shuttingDown: @Sendable (HTTPRequest) -> HTTPResponse
-    let onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)?
-    let refused: @Sendable (HTTPRefusal, HTTPRequest) -> HTTPResponse
-    let headCheck: (@Sendable (inout HTTPRequest) -> HTTPResponse?)?
+    let oversizedBody: @Sendable (ServerRequest) -> ServerResponse
+    let deadlineExpired: @Sendable (ServerRequest) -> ServerResponse
+    let shuttingDown: @Sendable (ServerRequest) -> ServerResponse
+    let onAnswered: (@Sendable (ServerRequest, ServerResponse, Duration) -> Void)?
+    let refused: @Sendable (HTTPRefusal, ServerRequest) -> ServerResponse
+    let headCheck: (@Sendable (inout ServerRequest) -> ServerResponse?)?
     let onReceiveTimeouts: (@Sendable (Int) -> Void)?
     /// Open connections and their receive deadlines, over every loop; also the per-IP and global caps.
     let connections = ConnectionTracker()
@@ -60,12 +60,12 @@ public final class HTTPServer: @unchecked Sendable {
     ///   - onReceiveTimeouts: called with how many connections a receive scan just closed (slow clients).
     public init(configuration: HTTPServerConfiguration,
                 group: EventLoopGroup? = nil,
-                oversizedBody: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(413, "Payload Too Large") },
-                deadlineExpired: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(503, "Service Unavailable") },
-                shuttingDown: @escaping @Sendable (HTTPRequest) -> HTTPResponse = { _ in .text(503, "Service Unavailable") },
-                refused: @escaping @Sendable (HTTPRefusal, HTTPRequest) -> HTTPResponse = { refusal, _ in refusal.response },
-                headCheck: (@Sendable (inout HTTPRequest) -> HTTPResponse?)? = nil,
-                onAnswered: (@Sendable (HTTPRequest, HTTPResponse, Duration) -> Void)? = nil,
+                oversizedBody: @escaping @Sendable (ServerRequest) -> ServerResponse = { _ in .text(413, "Payload Too Large") },
+                deadlineExpired: @escaping @Sendable (ServerRequest) -> ServerResponse = { _ in .text(503, "Service Unavailable") },
+                shuttingDown: @escaping @Sendable (ServerRequest) -> ServerResponse = { _ in .text(503, "Service Unavailable") },
+                refused: @escaping @Sendable (HTTPRefusal, ServerRequest) -> ServerResponse = { refusal, _ in refusal.response },
+                headCheck: (@Sendable (inout ServerRequest) -> ServerResponse?)? = nil,
+                onAnswered: (@Sendable (ServerRequest, ServerResponse, Duration) -> Void)? = nil,
                 onReceiveTimeouts: (@Sendable (Int) -> Void)? = nil,
                 handler: @escaping Handler) {
         self.givenGroup = group
@@ -157,7 +157,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Delivers the first answer for a suspended request (on its loop); later ones (a handler finishing
     /// after its deadline) are dropped, so logs and metrics see exactly what the client got.
-    func answer(_ request: HTTPRequest, with response: HTTPResponse, context: RequestContext) {
+    func answer(_ request: ServerRequest, with response: ServerResponse, context: RequestContext) {
         if context.finish(response) { onAnswered?(request, response, ContinuousClock.now - context.started) }
     }
 

@@ -18,7 +18,7 @@ final class LoopDaemon: @unchecked Sendable {
 
     private struct PendingRequest {
         let context: RequestContext
-        let request: HTTPRequest
+        let request: ServerRequest
         let deadline: LoopTimer
         /// The handler's task, cancelled when the deadline or shutdown answers first so its work stops.
         let task: Task<Void, Never>
@@ -69,7 +69,7 @@ final class LoopDaemon: @unchecked Sendable {
     }
 
     /// Starts the handler of a suspended connection on this loop; its deadline is a loop timer.
-    func dispatch(_ request: HTTPRequest, context: RequestContext) {
+    func dispatch(_ request: ServerRequest, context: RequestContext) {
         let key = ObjectIdentifier(context)
         let handler = server.handler
         let tasks = server.tasks
@@ -86,7 +86,7 @@ final class LoopDaemon: @unchecked Sendable {
         pending[key] = PendingRequest(context: context, request: request, deadline: deadline, task: task)
     }
 
-    private func handlerFinished(_ key: ObjectIdentifier, _ response: HTTPResponse) {
+    private func handlerFinished(_ key: ObjectIdentifier, _ response: ServerResponse) {
         guard let entry = pending.removeValue(forKey: key) else { return } // the deadline answered first
         loop.cancel(entry.deadline)
         server.answer(entry.request, with: response, context: entry.context)
@@ -100,7 +100,7 @@ final class LoopDaemon: @unchecked Sendable {
     }
 
     /// Answers every request still running with `response(request)` and cancels its handler.
-    func answerAll(_ response: (HTTPRequest) -> HTTPResponse) {
+    func answerAll(_ response: (ServerRequest) -> ServerResponse) {
         let entries = pending
         pending.removeAll()
         for entry in entries.values {

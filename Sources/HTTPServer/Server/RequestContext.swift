@@ -11,9 +11,9 @@ final class RequestContext: @unchecked Sendable {
     /// The daemon (and so the loop) the connection belongs to.
     unowned let daemon: LoopDaemon
     /// The request without its body, once the headers have passed the edge checks.
-    var head: HTTPRequest?
+    var head: ServerRequest?
     /// The answer for a refused request without a body, given at the final call so the connection stays open.
-    var refusal: HTTPResponse?
+    var refusal: ServerResponse?
     var body = Data()
     var bodyTooLarge = false
     var dispatched = false
@@ -22,7 +22,7 @@ final class RequestContext: @unchecked Sendable {
     let connection: OpaquePointer
     let started = ContinuousClock.now
     /// The answer, set exactly once by whichever finishes first: the handler, its deadline, or shutdown.
-    private(set) var response: HTTPResponse?
+    private(set) var response: ServerResponse?
 
     init(connection: OpaquePointer, target: String, tracked: ConnectionTracker.Connection?, daemon: LoopDaemon) {
         self.connection = connection
@@ -33,7 +33,7 @@ final class RequestContext: @unchecked Sendable {
 
     /// Stores the response and resumes the suspended connection; false when an answer was already given.
     @discardableResult
-    func finish(_ response: HTTPResponse) -> Bool {
+    func finish(_ response: ServerResponse) -> Bool {
         assert(daemon.loop.inLoop)
         guard self.response == nil else { return false }
         self.response = response

@@ -5,7 +5,7 @@ import TwoBitsCrypto
 
 extension AppleSandbox {
     /// Answers one of Apple's endpoints with Apple's statuses and literal bodies.
-    func answerApple(_ endpoint: AppleEndpoint, _ request: HTTPRequest) async -> HTTPResponse {
+    func answerApple(_ endpoint: AppleEndpoint, _ request: ServerRequest) async -> ServerResponse {
         state.withLock { s in
             s.callsInFlight += 1
             s.counters.maxConcurrentCalls = max(s.counters.maxConcurrentCalls, s.callsInFlight)
@@ -19,7 +19,7 @@ extension AppleSandbox {
         return response
     }
 
-    private func computeAppleAnswer(_ endpoint: AppleEndpoint, _ request: HTTPRequest) async -> HTTPResponse {
+    private func computeAppleAnswer(_ endpoint: AppleEndpoint, _ request: ServerRequest) async -> ServerResponse {
         let latency = latencyMilliseconds
         if latency > 0 { try? await Task.sleep(for: .milliseconds(latency)) }
 
@@ -37,14 +37,14 @@ extension AppleSandbox {
     }
 
     /// What Apple does with a call that reaches it: checks, then the answer (and, for an update, the write).
-    private func applyAppleCall(_ endpoint: AppleEndpoint, _ request: HTTPRequest) -> HTTPResponse {
+    private func applyAppleCall(_ endpoint: AppleEndpoint, _ request: ServerRequest) -> ServerResponse {
         // Apple checks the developer JWT before anything in the body.
         switch verifier.verify(authorization: request.header("Authorization"), now: now()) {
         case .failure(.malformed): return .text(400, AppleResponseBody.badAuthorizationToken)
         case .failure(.unverified): return .text(401, AppleResponseBody.unverifiedAuthorizationToken)
         case .failure(.expired): return .text(401, AppleResponseBody.expiredAuthorizationToken)
         case .success(let jwt):
-            let digest = SHA256.hex(jwt)
+            let digest = SHA256Digest.hex(jwt)
             state.withLock { s in
                 if s.developerTokenDigests.insert(digest).inserted { s.counters.distinctDeveloperTokens += 1 }
             }
@@ -71,7 +71,7 @@ extension AppleSandbox {
 
         let month = YearMonth(containing: now())
         let environment = configuration.environment
-        return state.withLock { s -> HTTPResponse in
+        return state.withLock { s -> ServerResponse in
             guard let minted = s.tokens[token], s.devices[minted.device] != nil else {
                 return .text(400, AppleResponseBody.badDeviceToken)
             }
@@ -85,7 +85,7 @@ extension AppleSandbox {
                     return .text(200, AppleResponseBody.bitStateNotFound)
                 }
                 let json = #"{"bit0":\#(state.bit0),"bit1":\#(state.bit1),"last_update_time":"\#(state.lastUpdated)"}"#
-                return HTTPResponse(status: 200, headers: [("Content-Type", "application/json")], body: Data(json.utf8))
+                return ServerResponse(status: 200, headers: [("Content-Type", "application/json")], body: Data(json.utf8))
             case .update:
                 if newBits.bit0 == nil || newBits.bit1 == nil { s.counters.updatesMissingBit += 1 }
                 var device = s.devices[minted.device]!

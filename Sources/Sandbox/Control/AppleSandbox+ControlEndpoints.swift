@@ -34,21 +34,21 @@ extension AppleSandbox {
         }
     }
 
-    private func controlError(_ status: Int, _ message: String) -> HTTPResponse {
+    private func controlError(_ status: Int, _ message: String) -> ServerResponse {
         .json(status, ["error": message])
     }
 
-    func controlCreateDevice(_ request: HTTPRequest) -> HTTPResponse {
+    func controlCreateDevice(_ request: ServerRequest) -> ServerResponse {
         let id = createDevice()
         return .json(201, DeviceView(device(id)!))
     }
 
-    func controlReadDevice(_ request: HTTPRequest) -> HTTPResponse {
+    func controlReadDevice(_ request: ServerRequest) -> ServerResponse {
         guard let d = device(request.parameters["id"] ?? "") else { return controlError(404, "unknown device") }
         return .json(200, DeviceView(d))
     }
 
-    func controlSeedDevice(_ request: HTTPRequest) -> HTTPResponse {
+    func controlSeedDevice(_ request: ServerRequest) -> ServerResponse {
         let id = request.parameters["id"] ?? ""
         guard var current = device(id) else { return controlError(404, "unknown device") }
         guard let body = (try? JSONValue.parse(request.body))?.objectValue else { return controlError(400, "body must be a JSON object") }
@@ -64,7 +64,7 @@ extension AppleSandbox {
         return .json(200, DeviceView(device(id)!))
     }
 
-    func controlMintTokens(_ request: HTTPRequest) -> HTTPResponse {
+    func controlMintTokens(_ request: ServerRequest) -> ServerResponse {
         let id = request.parameters["id"] ?? ""
         let body: [String: JSONValue]
         if request.body.isEmpty { body = [:] } else {
@@ -87,7 +87,7 @@ extension AppleSandbox {
         return .json(201, ["device_tokens": tokens])
     }
 
-    func controlInjectFault(_ request: HTTPRequest) -> HTTPResponse {
+    func controlInjectFault(_ request: ServerRequest) -> ServerResponse {
         guard let fault = (try? JSONValue.parse(request.body)).flatMap(Fault.init(json:)) else {
             return controlError(400, #"expected {"kind":"status|timeout|drop","count":N,"status"?,"endpoint"?,"delay_ms"?,"apply"?}"#)
         }
@@ -96,7 +96,7 @@ extension AppleSandbox {
         return .json(201, fault)
     }
 
-    func controlSetLatency(_ request: HTTPRequest) -> HTTPResponse {
+    func controlSetLatency(_ request: ServerRequest) -> ServerResponse {
         guard let ms = (try? JSONValue.parse(request.body))?["milliseconds"]?.intValue, ms >= 0, ms <= 600_000 else {
             return controlError(400, #"expected {"milliseconds": 0-600000}"#)
         }

@@ -3,7 +3,7 @@
 /// answers, the configuration file).
 ///
 /// Read with `JSONValue.parse` (strict RFC 8259, linear time, limits in `JSONLimits`); write with
-/// `serialized()`. It is `Encodable` for `HTTPResponse.json`, but deliberately not `Decodable`:
+/// `serialized()`. It is `Encodable` for `ServerResponse.json`, but deliberately not `Decodable`:
 /// Foundation's decoder accepts duplicate keys and costs cubic time on nested input.
 public enum JSONValue: Encodable, Equatable, Sendable {
     case null

@@ -18,7 +18,7 @@ struct AdminController: Sendable {
         routes.add("GET", "/v1/admin/audit", .role(.admin)) { request throws(APIError) in try await audit(request) }
     }
 
-    private func order(_ request: APIRequest, ban: Bool) async throws(APIError) -> HTTPResponse {
+    private func order(_ request: APIRequest, ban: Bool) async throws(APIError) -> ServerResponse {
         let body = try request.jsonBody()
         try body.allowOnly(["device_token", "install_id", "reason"])
         let reason = try body.reason(required: ban)
@@ -43,7 +43,7 @@ struct AdminController: Sendable {
         metrics.increment(.manualBans, ban ? "ban" : "unban", applied ? "now" : "pending")
     }
 
-    private func state(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+    private func state(_ request: APIRequest) async throws(APIError) -> ServerResponse {
         let body = try request.jsonBody()
         try body.allowOnly(["device_token"])
         let token = try body.deviceToken()
@@ -52,7 +52,7 @@ struct AdminController: Sendable {
         return .json(200, DeviceStateReport(meaning: meaning, layout: policy.layout, tokenPrefix: token.shortDigest))
     }
 
-    private func pending() async throws(APIError) -> HTTPResponse {
+    private func pending() async throws(APIError) -> ServerResponse {
         let actions: [PendingDeviceAction]
         do { actions = try await ledger.pendingActions() } catch { throw APIError.storageUnavailable(error) }
         struct Item: Encodable { let install_id: String; let action: String; let reason: String?; let client: String; let created_at: String }
@@ -60,7 +60,7 @@ struct AdminController: Sendable {
         return .json(200, ["pending": items])
     }
 
-    private func audit(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+    private func audit(_ request: APIRequest) async throws(APIError) -> ServerResponse {
         var limit = 50
         if let text = request.http.query["limit"] {
             guard let value = Int(text), (1...500).contains(value) else { throw .badRequest("limit must be 1-500") }

@@ -1,7 +1,7 @@
 import DeviceCheck
 import Foundation
 import HTTPServer
-import Tokens
+import TokenSigning
 import UseCases
 
 /// Fallback-tier tokens: exchange and verify (role `tokens`), the JWKS (public), and debug secrets (role `admin`).
@@ -35,7 +35,7 @@ struct FallbackTokenController: Sendable {
             // Written directly: this is the hot route. The token is base64url and dots; the tier a fixed word.
             let answer = #"{"expires_in":"# + String(issued.expiresIn) + #","tier":""# + issued.tier.rawValue
                 + #"","token":""# + issued.token + #"","token_type":"Bearer"}"#
-            return HTTPResponse(status: 201, headers: [("Content-Type", "application/json")], body: Data(answer.utf8))
+            return ServerResponse(status: 201, headers: [("Content-Type", "application/json")], body: Data(answer.utf8))
         }
 
         routes.add("POST", "/v1/fallback-tokens/verify", .role(.tokens)) { request throws(APIError) in
@@ -58,7 +58,7 @@ struct FallbackTokenController: Sendable {
 
         routes.add("GET", "/.well-known/jwks.json", .public) { _ throws(APIError) in
             let service = try enabled(exchange)
-            return HTTPResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300")],
+            return ServerResponse(status: 200, headers: [("Content-Type", "application/json"), ("Cache-Control", "public, max-age=300")],
                                 body: service.keys.jwks())
         }
 
@@ -85,7 +85,7 @@ struct FallbackTokenController: Sendable {
         routes.add("DELETE", "/v1/admin/debug-secrets/{name}", .role(.admin)) { request throws(APIError) in
             let service = try enabled(debugSecrets)
             do throws(DebugSecretError) { try await service.delete(name: request.parameter("name"), client: request.clientName) } catch { throw APIError(error) }
-            return HTTPResponse(status: 204)
+            return ServerResponse(status: 204)
         }
     }
 }

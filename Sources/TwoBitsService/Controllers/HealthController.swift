@@ -11,17 +11,17 @@ struct HealthController: Sendable {
     /// The fallback-token keys; nil when the configuration has no `tokens` section.
     let keys: KeyRing?
     /// Where the cause of a failed storage check goes (SQLite's text stays out of the public answer).
-    let logger: Logger
+    let logger: LogWriter
 
     func register(in routes: inout RouteTable) {
         routes.add("GET", "/healthz", .public) { _ in .json(200, ["status": "ok"]) }
         routes.add("GET", "/readyz", .public) { _ in await readiness() }
         routes.add("GET", "/metrics", .public) { _ in
-            HTTPResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: .init(metrics.render().utf8))
+            ServerResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: .init(metrics.render().utf8))
         }
     }
 
-    private func readiness() async -> HTTPResponse {
+    private func readiness() async -> ServerResponse {
         var checks: [String: String] = ["configuration": "ok"]
         // Signing proves the developer key is loaded and usable; the token is not sent anywhere.
         checks["apple_key"] = developerTokens.current().jwt.split(separator: ".").count == 3 ? "ok" : "failed"

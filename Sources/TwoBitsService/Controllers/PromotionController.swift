@@ -30,14 +30,14 @@ struct PromotionController: Sendable {
         let claimed_month: String
     }
 
-    private func claim(_ request: APIRequest) async throws(APIError) -> HTTPResponse {
+    private func claim(_ request: APIRequest) async throws(APIError) -> ServerResponse {
         let id = request.parameter("id")
         let body = try request.jsonBody()
         try body.allowOnly(["device_token"])
         let token = try body.deviceToken()
         let idempotencyKey = try Self.idempotencyKey(request)
         // One rendering for the answer sent and the answer stored under the key, so a replay is byte for byte.
-        let render: @Sendable (ClaimVerdict) -> HTTPResponse = { Self.answer($0, promotion: id) }
+        let render: @Sendable (ClaimVerdict) -> ServerResponse = { Self.answer($0, promotion: id) }
         let result: ClaimResult
         do throws(ClaimError) {
             result = try await claims.claim(ClaimRequest(promotion: id, token: token, client: request.clientName, idempotencyKey: idempotencyKey)) {
@@ -48,12 +48,12 @@ struct PromotionController: Sendable {
         switch result {
         case .claimed(let outcome): return render(.claimed(outcome))
         case .replayed(let stored):
-            return HTTPResponse(status: stored.status, headers: [("Content-Type", "application/json"), ("Idempotent-Replayed", "true")], body: stored.body)
+            return ServerResponse(status: stored.status, headers: [("Content-Type", "application/json"), ("Idempotent-Replayed", "true")], body: stored.body)
         }
     }
 
     /// The answer to a final verdict: 200 with the claim, or the refusal's error envelope.
-    static func answer(_ verdict: ClaimVerdict, promotion id: String) -> HTTPResponse {
+    static func answer(_ verdict: ClaimVerdict, promotion id: String) -> ServerResponse {
         switch verdict {
         case .claimed(let outcome): .json(200, Claimed(promotion: id, claimed: true, claimed_month: outcome.claimedMonth.description))
         case .refused(let error): APIError(error).response

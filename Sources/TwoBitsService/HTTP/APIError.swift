@@ -59,11 +59,11 @@ public struct APIError: Error, Sendable {
     }
 
     /// The response carrying this error.
-    public var response: HTTPResponse {
+    public var response: ServerResponse {
         var error: [String: String] = details
         error["code"] = code
         error["message"] = message
-        var response = HTTPResponse.json(status, ["error": error])
+        var response = ServerResponse.json(status, ["error": error])
         if let retryAfterSeconds { response.headers.append(("Retry-After", String(retryAfterSeconds))) }
         if let allowedMethods { response.headers.append(("Allow", allowedMethods.joined(separator: ", "))) }
         return response

@@ -4,7 +4,7 @@ import TwoBitsCrypto
 
 /// A request after the pipeline's stages: what a controller sees.
 public struct APIRequest: Sendable {
-    public let http: HTTPRequest
+    public let http: ServerRequest
     /// Route, client, request id and deadline.
     public let context: RequestContext
 

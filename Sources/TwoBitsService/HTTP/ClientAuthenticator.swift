@@ -12,7 +12,7 @@ struct ClientAuthenticator: Sendable {
         while let first = key.first, first == 0x20 || first == 0x09 { key = key.dropFirst() }
         while let last = key.last, last == 0x20 || last == 0x09 { key = key.dropLast() }
         guard !key.isEmpty, key.count <= 512 else { return nil }
-        let digest = SHA256.hash(Data(key))
+        let digest = SHA256Digest.hash(Data(key))
         // Compare against every client so the time taken does not reveal which one matched.
         var found: ServiceConfiguration.Client?
         for client in clients where ConstantTime.equal(client.keySHA256, digest) { found = client }

@@ -4,15 +4,15 @@ public import HTTPServer
 /// fuzz targets and their replay tests (Tests/FuzzChecks), which see only public API.
 public enum RequestInputChecks {
     /// The `X-Request-Id` echoed for `http`, or a fresh one.
-    public static func requestID(_ http: HTTPRequest) -> String { RequestPipeline.requestID(from: http) }
+    public static func requestID(_ http: ServerRequest) -> String { RequestPipeline.requestID(from: http) }
 
     /// The request's `Idempotency-Key`, nil when absent; 400 when malformed.
-    public static func idempotencyKey(_ http: HTTPRequest) throws(APIError) -> String? {
+    public static func idempotencyKey(_ http: ServerRequest) throws(APIError) -> String? {
         try PromotionController.idempotencyKey(APIRequest(http: http, context: RequestContext(requestID: "-", deadline: .now)))
     }
 
     /// The body parsed as the routes parse it (`APIRequest.jsonBody`).
-    public static func body(_ http: HTTPRequest) throws(APIError) -> RequestBody {
+    public static func body(_ http: ServerRequest) throws(APIError) -> RequestBody {
         try APIRequest(http: http, context: RequestContext(requestID: "-", deadline: .now)).jsonBody()
     }
 

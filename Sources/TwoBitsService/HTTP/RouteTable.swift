@@ -12,7 +12,7 @@ public enum RouteAccess: Sendable, Equatable {
 
 /// The routes being registered by each controller at startup.
 public struct RouteTable: Sendable {
-    public typealias Handler = @Sendable (APIRequest) async throws(APIError) -> HTTPResponse
+    public typealias Handler = @Sendable (APIRequest) async throws(APIError) -> ServerResponse
 
     struct Entry: Sendable {
         let access: RouteAccess

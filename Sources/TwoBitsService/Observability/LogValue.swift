@@ -18,7 +18,7 @@ public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByInteger
 
     var json: String {
         switch self {
-        case .string(let s): return Logger.quote(s)
+        case .string(let s): return LogWriter.quote(s)
         case .int(let i): return String(i)
         case .double(let d): return d.isFinite ? String(d) : "null"
         }

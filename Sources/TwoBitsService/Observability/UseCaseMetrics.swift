@@ -1,6 +1,6 @@
 import Ledger
 import Policy
-import Tokens
+import TokenSigning
 import UseCases
 
 /// Counts what the use cases report. Outcome labels of refusals are the error codes clients see.

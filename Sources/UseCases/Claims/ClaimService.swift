@@ -32,7 +32,7 @@ public struct ClaimService: Sendable {
 
         var resuming = false
         if let key = idempotencyKey {
-            let fingerprint = SHA256.hex("claim|\(id)|\(token.base64)")
+            let fingerprint = SHA256Digest.hex("claim|\(id)|\(token.base64)")
             let begin: IdempotencyBegin
             do {
                 begin = try await ledger.beginIdempotent(client: client, key: key, requestHash: fingerprint, owner: Self.instance, now: Date())

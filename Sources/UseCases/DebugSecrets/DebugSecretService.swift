@@ -26,7 +26,7 @@ public struct DebugSecretService: Sendable {
         do { count = try await ledger.debugSecretNames().count } catch { throw .storage(error) }
         guard count < Self.maxDebugSecrets else { throw .tooMany(limit: Self.maxDebugSecrets) }
         let added: Bool
-        do { added = try await ledger.addDebugSecret(name: name, digest: SHA256.hex(secret), now: Date()) } catch { throw .storage(error) }
+        do { added = try await ledger.addDebugSecret(name: name, digest: SHA256Digest.hex(secret), now: Date()) } catch { throw .storage(error) }
         guard added else { throw .exists(name: name) }
         do { try await ledger.record(AuditEvent(client: client, action: .debugSecretCreate, subject: name, result: "ok")) } catch { throw .storage(error) }
         return secret

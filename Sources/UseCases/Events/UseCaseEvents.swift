@@ -1,6 +1,6 @@
 public import Ledger
 import Policy
-public import Tokens
+public import TokenSigning
 
 /// What the use cases report as they run, so the service can count it (metrics stay out of this layer,
 /// as the Apple client's `AppleCallObserver` keeps them out of DeviceCheck).

@@ -1,5 +1,5 @@
 import Ledger
-public import Tokens
+public import TokenSigning
 
 extension KeyRing {
     /// Re-reads the key directory (SIGHUP): the newest key starts signing, retired ones keep verifying.

@@ -1,7 +1,7 @@
 public import Foundation
 public import Ledger
 import Locking
-public import Tokens
+public import TokenSigning
 
 /// The fallback-token keys of `tokens.keys_dir`: the one that signs, those that verify, and the JWKS
 /// that publishes them. The key this server signs with always verifies, even when another server has moved on.

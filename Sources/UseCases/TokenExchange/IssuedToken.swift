@@ -1,4 +1,4 @@
-public import Tokens
+public import TokenSigning
 
 /// An issued token and how long it lives.
 public struct IssuedToken: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
 import Ledger
-import Tokens
+import TokenSigning
 
 extension TokenExchangeService {
     /// Verifies a token; with `consume`, marks a limited-use token used (exactly once across callers).

@@ -2,7 +2,7 @@ public import DeviceCheck
 import Foundation
 public import Ledger
 public import Policy
-import Tokens
+import TokenSigning
 import TwoBitsCrypto
 
 /// Exchanges DeviceCheck tokens (or development debug secrets) for short-lived fallback-tier tokens, and
@@ -33,7 +33,7 @@ public struct TokenExchangeService: Sendable {
         case .debugSecret(let secret):
             guard environment == .development else { throw reported(.debugDisabled) }
             let name: String?
-            do { name = try await ledger.debugSecretName(digest: SHA256.hex(secret)) } catch { throw .storage(error) }
+            do { name = try await ledger.debugSecretName(digest: SHA256Digest.hex(secret)) } catch { throw .storage(error) }
             guard name != nil else { throw reported(.invalidDebugSecret) }
             tier = .debug
 

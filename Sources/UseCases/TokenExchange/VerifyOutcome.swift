@@ -1,4 +1,4 @@
-public import Tokens
+public import TokenSigning
 
 /// What a verification found.
 public enum VerifyOutcome: Sendable {

@@ -1,5 +1,5 @@
 import Foundation
-import HTTPClient
+import OutboundHTTP
 import TwoBitsCrypto
 import TwoBitsService
 
@@ -55,7 +55,7 @@ enum AdminCommand {
         }
         try args.rejectUnknown()
 
-        let client = CurlHTTPClient(maxConnectionsPerHost: 1, maxTotalConnections: 1)
+        let client = CurlClient(maxConnectionsPerHost: 1, maxTotalConnections: 1)
         defer { client.shutdown() }
         var headers = [("Authorization", "Bearer " + key)]
         var data: Data?
@@ -63,9 +63,9 @@ enum AdminCommand {
             headers.append(("Content-Type", "application/json"))
             data = try JSONEncoder().encode(body)
         }
-        let response: HTTPClientResponse
+        let response: OutboundResponse
         do {
-            response = try await client.send(HTTPClientRequest(method: method, url: server + path, headers: headers, body: data, timeoutMilliseconds: 30_000))
+            response = try await client.send(OutboundRequest(method: method, url: server + path, headers: headers, body: data, timeoutMilliseconds: 30_000))
         } catch {
             printError("twobits admin: cannot reach \(ServiceConfiguration.withoutUserinfo(server)): \(error)")
             return 1
@@ -111,7 +111,7 @@ enum AdminCommand {
         return token
     }
 
-    static func humanReadable(_ action: String, _ response: HTTPClientResponse) -> String {
+    static func humanReadable(_ action: String, _ response: OutboundResponse) -> String {
         guard let value = try? JSONValue.parse(response.body) else { return "HTTP \(response.status): \(TerminalText.escaped(response.text))" }
         if let error = value["error"] {
             return "error \(response.status) \(TerminalText.escaped(error["code"]?.stringValue ?? "")): \(TerminalText.escaped(error["message"]?.stringValue ?? ""))"

@@ -1,7 +1,7 @@
 import Foundation
 import Ledger
 import SQLiteLedger
-import Tokens
+import TokenSigning
 
 /// `twobits keys generate|rotate|list|prune --dir DIR`: the fallback-token signing keys.
 enum KeysCommand {

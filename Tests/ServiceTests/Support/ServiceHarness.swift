@@ -1,9 +1,9 @@
 import DeviceCheck
 import Foundation
-import HTTPClient
+import OutboundHTTP
 import Sandbox
 import Locking
-import Tokens
+import TokenSigning
 import TwoBitsCrypto
 import TwoBitsService
 
@@ -15,7 +15,7 @@ final class ServiceHarness: Sendable {
     let directory: String
     let sandbox: AppleSandbox
     let service: TwoBitsService
-    let client = CurlHTTPClient(maxConnectionsPerHost: 2_048, maxTotalConnections: 4_096)
+    let client = CurlClient(maxConnectionsPerHost: 2_048, maxTotalConnections: 4_096)
     let log = LogCollector()
     var logLines: LogCollector { log }
     /// API keys by client name: "marketing" (promotions), "mainapi" (tokens), "admin" (admin), "all" (every role).
@@ -73,7 +73,7 @@ final class ServiceHarness: Sendable {
         var configuration = try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory)
         adjust(&configuration)
         let collector = log
-        service = try TwoBitsService(configuration: configuration, logger: Logger(sink: { data in collector.append(data) }))
+        service = try TwoBitsService(configuration: configuration, logger: LogWriter(sink: { data in collector.append(data) }))
         try await service.start()
     }
 
@@ -94,7 +94,7 @@ final class ServiceHarness: Sendable {
         let status: Int
         let json: JSONValue?
         let text: String
-        let response: HTTPClientResponse
+        let response: OutboundResponse
         var code: String? { json?["error"]?["code"]?.stringValue }
     }
 
@@ -103,7 +103,7 @@ final class ServiceHarness: Sendable {
         var h = headers
         if let key { h.append(("Authorization", "Bearer " + (keys[key] ?? key))) }
         if body != nil, let contentType { h.append(("Content-Type", contentType)) }
-        let response = try await client.send(HTTPClientRequest(method: method, url: base + path, headers: h,
+        let response = try await client.send(OutboundRequest(method: method, url: base + path, headers: h,
                                                                body: body.map { Data($0.utf8) }, timeoutMilliseconds: 20_000))
         return Answer(status: response.status, json: try? JSONValue.parse(response.body), text: response.text, response: response)
     }

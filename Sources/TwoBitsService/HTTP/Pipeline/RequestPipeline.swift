@@ -12,11 +12,11 @@ struct RequestPipeline: Sendable {
     let beforeBody: [any RequestStage]
     let beforeHandler: [any RequestStage]
     let metrics: MetricsRegistry
-    let logger: Logger
+    let logger: LogWriter
     let deadlineMilliseconds: Int
 
     init(table: RouteTable, authenticator: ClientAuthenticator, limits: AppleCallLimits, metrics: MetricsRegistry,
-         logger: Logger, deadlineMilliseconds: Int) {
+         logger: LogWriter, deadlineMilliseconds: Int) {
         beforeBody = [RoutingStage(table: table), AuthenticationStage(authenticator: authenticator), MediaTypeStage()]
         beforeHandler = [RateLimitStage(limits: limits)]
         self.metrics = metrics
@@ -25,7 +25,7 @@ struct RequestPipeline: Sendable {
     }
 
     /// The server's head check: runs the stages that need no body; an answer refuses the request.
-    func head(_ request: inout HTTPRequest) -> HTTPResponse? {
+    func head(_ request: inout ServerRequest) -> ServerResponse? {
         var context = newContext(for: request)
         defer { request.context = context }
         do throws(APIError) {
@@ -37,9 +37,9 @@ struct RequestPipeline: Sendable {
     }
 
     /// The server's handler: the remaining stages, then the controller.
-    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+    func handle(_ request: ServerRequest) async -> ServerResponse {
         var context = request.context as? RequestContext ?? newContext(for: request)
-        let response: HTTPResponse
+        let response: ServerResponse
         do throws(APIError) {
             if request.context == nil { for stage in beforeBody { try stage.admit(request, &context) } }
             for stage in beforeHandler { try stage.admit(request, &context) }
@@ -54,7 +54,7 @@ struct RequestPipeline: Sendable {
     }
 
     /// An error in the envelope, logged when it carries a detail for operators.
-    func answer(_ error: APIError, _ context: RequestContext) -> HTTPResponse {
+    func answer(_ error: APIError, _ context: RequestContext) -> ServerResponse {
         if let detail = error.logDetail {
             logger.log(.error, "request failed", ["request_id": .string(context.requestID), "route": .string(context.route),
                                                   "code": .string(error.code), "detail": .string(detail)])
@@ -67,7 +67,7 @@ struct RequestPipeline: Sendable {
     }
 
     /// Every answer carries the request id, and its context for the access log.
-    func framed(_ response: HTTPResponse, _ context: RequestContext) -> HTTPResponse {
+    func framed(_ response: ServerResponse, _ context: RequestContext) -> ServerResponse {
         var response = response
         response.headers.append(("X-Request-Id", context.requestID))
         response.context = context
@@ -76,18 +76,18 @@ struct RequestPipeline: Sendable {
 
     /// The context of a request answered by the server itself (deadline, shutdown, oversized, refused):
     /// the one the head check made when there is one (same request id), labelled by what answered.
-    func context(of request: HTTPRequest, answeredBy label: String) -> RequestContext {
+    func context(of request: ServerRequest, answeredBy label: String) -> RequestContext {
         var context = request.context as? RequestContext ?? newContext(for: request)
         context.route = label
         return context
     }
 
-    private func newContext(for request: HTTPRequest) -> RequestContext {
+    private func newContext(for request: ServerRequest) -> RequestContext {
         RequestContext(requestID: Self.requestID(from: request), deadline: .now + .milliseconds(deadlineMilliseconds))
     }
 
     /// One log line and the request counter, for the answer the client actually got.
-    func record(_ http: HTTPRequest, _ response: HTTPResponse, elapsed: Duration) {
+    func record(_ http: ServerRequest, _ response: ServerResponse, elapsed: Duration) {
         let context = response.context as? RequestContext
         let route = context?.route ?? "unrouted"
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -101,7 +101,7 @@ struct RequestPipeline: Sendable {
     }
 
     /// Echoes a well-formed `X-Request-Id`, otherwise makes one.
-    static func requestID(from http: HTTPRequest) -> String {
+    static func requestID(from http: ServerRequest) -> String {
         if let given = http.header("X-Request-Id"), (1...128).contains(given.utf8.count),
            given.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A) || $0 == 0x2D || $0 == 0x2E || $0 == 0x5F }) {
             return given

@@ -4,7 +4,7 @@ import HTTPServer
 struct AuthenticationStage: RequestStage {
     let authenticator: ClientAuthenticator
 
-    func admit(_ request: HTTPRequest, _ context: inout RequestContext) throws(APIError) {
+    func admit(_ request: ServerRequest, _ context: inout RequestContext) throws(APIError) {
         let access = context.entry?.access ?? .anyClient
         if access == .public { return }
         guard let client = authenticator.authenticate(request.header("Authorization")) else { throw .unauthorized }

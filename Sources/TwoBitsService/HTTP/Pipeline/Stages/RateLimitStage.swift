@@ -5,7 +5,7 @@ import HTTPServer
 struct RateLimitStage: RequestStage {
     let limits: AppleCallLimits
 
-    func admit(_ request: HTTPRequest, _ context: inout RequestContext) throws(APIError) {
+    func admit(_ request: ServerRequest, _ context: inout RequestContext) throws(APIError) {
         try limits.admit(context.client, route: context.route)
     }
 }

@@ -4,7 +4,7 @@ import HTTPServer
 struct RoutingStage: RequestStage {
     let table: RouteTable
 
-    func admit(_ request: HTTPRequest, _ context: inout RequestContext) throws(APIError) {
+    func admit(_ request: ServerRequest, _ context: inout RequestContext) throws(APIError) {
         switch table.router.match(method: request.method, path: request.path) {
         case .notFound: throw .notFound
         case .methodNotAllowed(let allowed): throw .methodNotAllowed(allowed)

@@ -9,14 +9,14 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerList: UnsafeMutablePointer<curl_slist>?
     var received = Data()
     /// Set once, before the transfer is handed to its loop.
-    var completion: (@Sendable (Result<HTTPClientResponse, HTTPClientError>) -> Void)?
+    var completion: (@Sendable (Result<OutboundResponse, OutboundError>) -> Void)?
     /// The multi running the transfer, while it runs.
     private weak var multi: CurlMulti?
     /// The caller was cancelled before the transfer reached curl.
     private(set) var cancelled = false
     private var finished = false
 
-    init?(request: HTTPClientRequest) {
+    init?(request: OutboundRequest) {
         guard let easy = curl_easy_init() else { return nil }
         self.easy = easy
         twobits_easy_setopt_str(easy, CURLOPT_URL, request.url)
@@ -69,13 +69,13 @@ final class CurlTransfer: @unchecked Sendable {
 
     func finish(_ code: CURLcode) {
         switch code {
-        case CURLE_OK: finish(.success(HTTPClientResponse(status: twobits_easy_response_code(easy), body: received)))
+        case CURLE_OK: finish(.success(OutboundResponse(status: twobits_easy_response_code(easy), body: received)))
         case CURLE_OPERATION_TIMEDOUT: finish(.failure(.timedOut))
         default: finish(.failure(.connectionFailed(String(cString: curl_easy_strerror(code)))))
         }
     }
 
-    func finish(_ result: Result<HTTPClientResponse, HTTPClientError>) {
+    func finish(_ result: Result<OutboundResponse, OutboundError>) {
         guard !finished else { return }
         finished = true
         multi = nil

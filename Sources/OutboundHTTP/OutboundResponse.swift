@@ -1,7 +1,7 @@
 public import Foundation
 
 /// The status and body of a completed exchange.
-public struct HTTPClientResponse: Sendable {
+public struct OutboundResponse: Sendable {
     public let status: Int
     public let body: Data
     public var text: String { String(decoding: body, as: UTF8.self) }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Tokens
+import TokenSigning
 import TwoBitsCrypto
 
 @Suite struct SigningKeyStoreGenerateTests {

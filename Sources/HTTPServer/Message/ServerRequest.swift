@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A complete HTTP request as the server hands it to a handler.
-public struct HTTPRequest: Sendable {
+public struct ServerRequest: Sendable {
     public let method: String
     /// The path without the query string, exactly as received (never percent-decoded: a `%2f` is not
     /// a separator). Route patterns' parameters are raw path segments too.

@@ -10,7 +10,7 @@ import Locking
 /// A call made anywhere else (a command, a test) runs on the client's own loop thread, started on first
 /// use. Callers suspend on a continuation and hold no thread while they wait; a cancelled caller's
 /// transfer is taken out of curl at once.
-public final class CurlHTTPClient: @unchecked Sendable {
+public final class CurlClient: @unchecked Sendable {
     private let multis: CurlMultiRegistry
     private let ownLoop = Lock<OwnLoop>(OwnLoop())
 
@@ -32,12 +32,12 @@ public final class CurlHTTPClient: @unchecked Sendable {
     private static let globalInit: Void = { curl_global_init(3) }() // CURL_GLOBAL_ALL
 
     /// Performs one request. Never throws for an HTTP status: any status is a response.
-    public func send(_ request: HTTPClientRequest) async throws(HTTPClientError) -> HTTPClientResponse {
+    public func send(_ request: OutboundRequest) async throws(OutboundError) -> OutboundResponse {
         if Task.isCancelled { throw .cancelled }
         guard let loop = EventLoop.current ?? sharedLoop() else { throw .shutDown }
         guard let transfer = CurlTransfer(request: request) else { throw .connectionFailed("curl_easy_init failed") }
         let multis = self.multis
-        let result: Result<HTTPClientResponse, HTTPClientError> = await withTaskCancellationHandler {
+        let result: Result<OutboundResponse, OutboundError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 transfer.completion = { continuation.resume(returning: $0) }
                 if loop.inLoop {

@@ -2,7 +2,7 @@ import COpenSSL
 public import Foundation
 
 /// SHA-256 through OpenSSL's EVP interface.
-public enum SHA256 {
+public enum SHA256Digest {
     /// The 32-byte digest of `data`.
     public static func hash<D: DataProtocol>(_ data: D) -> Data {
         var md = Data(count: 32)

@@ -1,5 +1,5 @@
 import Foundation
-import Tokens
+import TokenSigning
 
 /// A fresh key directory path under the system temporary directory (not created), removed by `cleanUp()`.
 struct TemporaryKeyDirectory {

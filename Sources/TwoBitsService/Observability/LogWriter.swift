@@ -8,7 +8,7 @@ import TwoBitsCrypto
 /// never handed to the logger (at most a short SHA-256 prefix of a device token). Lines are built
 /// by hand and written in batches (every 50 ms, or at 64 KiB): a logger on every request must cost
 /// microseconds, not an encoder, a date formatter and a system call. Warnings and errors are written at once.
-public final class Logger: Sendable {
+public final class LogWriter: Sendable {
     public enum Level: String, Sendable { case info, warning, error }
 
     private let buffer = Lock([UInt8]())

@@ -25,6 +25,6 @@ public struct JWK: Codable, Sendable, Equatable {
     /// RFC 7638: SHA-256 over the required members in lexicographic order, no whitespace, base64url.
     public static func thumbprint(x: String, y: String) -> String {
         let canonical = #"{"crv":"P-256","kty":"EC","x":"\#(x)","y":"\#(y)"}"#
-        return SHA256.hash(Data(canonical.utf8)).base64URLEncodedString()
+        return SHA256Digest.hash(Data(canonical.utf8)).base64URLEncodedString()
     }
 }

@@ -1,5 +1,5 @@
 /// Why no response arrived.
-public enum HTTPClientError: Error, Equatable, Sendable {
+public enum OutboundError: Error, Equatable, Sendable {
     /// The transfer did not finish within its timeout.
     case timedOut
     /// No connection could be made, or it broke before a whole response arrived.

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// One outgoing HTTP request.
-public struct HTTPClientRequest: Sendable {
+public struct OutboundRequest: Sendable {
     public var method: String
     public var url: String
     public var headers: [(String, String)]

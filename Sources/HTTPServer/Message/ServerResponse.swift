@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A response, or an instruction to drop the connection without one.
-public struct HTTPResponse: Sendable {
+public struct ServerResponse: Sendable {
     public var status: Int
     public var headers: [(String, String)]
     public var body: Data
@@ -18,21 +18,21 @@ public struct HTTPResponse: Sendable {
     }
 
     /// A plain-text response.
-    public static func text(_ status: Int, _ text: String) -> HTTPResponse {
-        HTTPResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data(text.utf8))
+    public static func text(_ status: Int, _ text: String) -> ServerResponse {
+        ServerResponse(status: status, headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data(text.utf8))
     }
 
     /// A JSON response from an `Encodable` value (keys sorted, so output is stable).
-    public static func json<T: Encodable>(_ status: Int, _ value: T) -> HTTPResponse {
+    public static func json<T: Encodable>(_ status: Int, _ value: T) -> ServerResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        return HTTPResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
+        return ServerResponse(status: status, headers: [("Content-Type", "application/json")], body: body)
     }
 
     /// Closes the connection without a response.
-    public static var dropped: HTTPResponse {
-        var r = HTTPResponse(status: 500)
+    public static var dropped: ServerResponse {
+        var r = ServerResponse(status: 500)
         r.dropConnection = true
         return r
     }

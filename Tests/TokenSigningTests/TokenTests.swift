@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Tokens
+import TokenSigning
 import TwoBitsCrypto
 
 /// A signing key in a throw-away directory, and an issuer/verifier pair over it.

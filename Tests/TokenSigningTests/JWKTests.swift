@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import Tokens
+import TokenSigning
 import TwoBitsCrypto
 
 @Suite struct JWKThumbprintTests {
@@ -46,7 +46,7 @@ import TwoBitsCrypto
             #expect(jwk.x.count == 43 && jwk.y.count == 43) // 32 bytes, unpadded
             let members = [("crv", "P-256"), ("kty", "EC"), ("x", jwk.x), ("y", jwk.y)].sorted { $0.0 < $1.0 }
             let canonical = "{" + members.map { "\"\($0.0)\":\"\($0.1)\"" }.joined(separator: ",") + "}"
-            let expected = SHA256.hash(Data(canonical.utf8)).base64EncodedString()
+            let expected = SHA256Digest.hash(Data(canonical.utf8)).base64EncodedString()
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
             #expect(jwk.kid == expected)
