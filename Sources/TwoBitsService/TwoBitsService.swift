@@ -95,7 +95,7 @@ public final class TwoBitsService: Sendable {
             maxConnections: configuration.server.maxConnections,
             receiveTimeoutMilliseconds: configuration.server.receiveTimeoutMilliseconds,
             maxConnectionsPerIP: configuration.server.maxConnectionsPerIP,
-            reservedFileDescriptors: 128 + configuration.apple.maxConnections)
+            reservedFileDescriptors: 128 + configuration.apple.maxConnections * configuration.server.threads)
         /// Answers the server gives itself carry the request id the pipeline gave the request, and a route label.
         @Sendable func framed(_ error: APIError, _ label: String, _ request: ServerRequest) -> ServerResponse {
             pipeline.framed(error.response, pipeline.context(of: request, answeredBy: label))
