@@ -16,7 +16,8 @@ log=$(mktemp)
 python3 Benchmarks/bench.py --scenarios "$scenario" --latencies "$latency" --concurrency 256 --duration 20 \
     --no-es256 --no-peer >"$log" 2>&1 &
 bench=$!
-for _ in $(seq 1 120); do sleep 1; grep -q "minted" "$log" && break; done
+# Wait until the run starts (after the sandbox tokens are minted; jwks mints none).
+for _ in $(seq 1 120); do sleep 1; grep -qE "minted|jwks latency=" "$log" && break; done
 sleep 2
 pid=$(pgrep -f "twobits serve" | head -1)
 port=$(grep -o "twobits serve http://127.0.0.1:[0-9]*" "$log" | tail -1 | grep -o "[0-9]*$")
