@@ -77,7 +77,7 @@ extension HTTPServer {
            ], fields: collector.fields) {
             return refuse(.badRequest("a NUL byte in the request line or a header, or a folded header line"))
         }
-        if path.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) || path.range(of: "%00", options: .caseInsensitive) != nil {
+        if path.utf8.contains(where: { $0 < 0x21 || $0 == 0x7F }) || Self.hasEncodedNUL(path) {
             return refuse(.badRequest("the path has a control character or an encoded NUL"))
         }
         if let queryStart {
@@ -96,6 +96,19 @@ extension HTTPServer {
             return hasBody ? .refuse(request, closing(refusal)) : .refuseWithoutBody(refusal)
         }
         return .accept
+    }
+
+    /// True when the path holds `%00` (a percent-encoded NUL; digits have no case). Byte-level: every
+    /// request passes here.
+    static func hasEncodedNUL(_ path: String) -> Bool {
+        var zeros = -1 // zeros seen since the last '%', or -1 outside an escape
+        for byte in path.utf8 {
+            if byte == 0x25 { zeros = 0 } else if byte == 0x30, zeros >= 0 {
+                zeros += 1
+                if zeros == 2 { return true }
+            } else { zeros = -1 }
+        }
+        return false
     }
 
     private func closing(_ response: ServerResponse) -> ServerResponse {

@@ -23,6 +23,10 @@ public struct Router<Handler: Sendable>: Sendable {
     }
 
     public private(set) var routes: [Route] = []
+    /// Each route's segments and method, beside `routes`: matching reads these plain arrays and copies a
+    /// (generic) `Route` only for the one it returns.
+    private var shapes: [[Segment]] = []
+    private var methods: [String] = []
 
     public init() {}
 
@@ -32,15 +36,17 @@ public struct Router<Handler: Sendable>: Sendable {
             s.hasPrefix("{") && s.hasSuffix("}") ? .parameter(String(s.dropFirst().dropLast())) : .literal(s)
         }
         routes.append(Route(method: method, pattern: pattern, segments: segments, handler: handler))
+        shapes.append(segments)
+        methods.append(method)
     }
 
     public func match(method: String, path: String) -> Match {
         // Views into the path: a segment becomes a String only when it fills a parameter.
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
         var allowed: [String] = []
-        for route in routes where Self.fits(route.segments, parts) {
-            if route.method == method { return .found(route, parameters: Self.parameters(route.segments, parts)) }
-            allowed.append(route.method)
+        for index in shapes.indices where Self.fits(shapes[index], parts) {
+            if methods[index] == method { return .found(routes[index], parameters: Self.parameters(shapes[index], parts)) }
+            allowed.append(methods[index])
         }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
     }
@@ -49,18 +55,20 @@ public struct Router<Handler: Sendable>: Sendable {
         path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
     }
 
+    /// Whether the path's segments fit a route's: same count, literals equal byte for byte. Runs for
+    /// every route on every request, so it compares UTF-8 views with plain index loops.
     private static func fits(_ segments: [Segment], _ parts: [Substring]) -> Bool {
         guard segments.count == parts.count else { return false }
-        for (segment, part) in zip(segments, parts) {
-            if case .literal(let literal) = segment, literal != part { return false }
+        for i in segments.indices {
+            if case .literal(let literal) = segments[i], !literal.utf8.elementsEqual(parts[i].utf8) { return false }
         }
         return true
     }
 
     private static func parameters(_ segments: [Segment], _ parts: [Substring]) -> [String: String] {
         var parameters: [String: String] = [:]
-        for (segment, part) in zip(segments, parts) {
-            if case .parameter(let name) = segment { parameters[name] = String(part) }
+        for i in segments.indices {
+            if case .parameter(let name) = segments[i] { parameters[name] = String(parts[i]) }
         }
         return parameters
     }
