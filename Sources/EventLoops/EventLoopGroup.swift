@@ -1,18 +1,10 @@
-import Synchronization
-
 /// A fixed set of event loops, one per thread (`server.threads`, default one per core).
 public final class EventLoopGroup: Sendable {
     public let loops: [EventLoop]
-    private let cursor = Atomic<Int>(0)
 
     /// Starts `count` loops named `<name>-0`, `<name>-1`, ….
     public init(count: Int, name: String = "twobits-loop") {
         loops = (0..<max(1, count)).map { EventLoop(name: "\(name)-\($0)") }
-    }
-
-    /// The loops in turn, for work that belongs to no loop in particular.
-    public func next() -> EventLoop {
-        loops[cursor.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
     }
 
     /// Stops every loop and waits for their threads (never call it on a loop).

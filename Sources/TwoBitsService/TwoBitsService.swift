@@ -87,8 +87,7 @@ public final class TwoBitsService: Sendable {
         self.routes = table
 
         let pipeline = RequestPipeline(table: table, authenticator: ClientAuthenticator(clients: configuration.clients),
-                                       limits: AppleCallLimits(configuration: configuration, metrics: metrics), metrics: metrics, logger: logger,
-                                       deadlineMilliseconds: configuration.server.requestDeadlineMilliseconds)
+                                       limits: AppleCallLimits(configuration: configuration, metrics: metrics), metrics: metrics, logger: logger)
         let serverConfiguration = HTTPServerConfiguration(
             host: configuration.listenHost, port: configuration.listenPort, threads: configuration.server.threads,
             maxBodyBytes: 64 * 1024, requestDeadlineMilliseconds: configuration.server.requestDeadlineMilliseconds,

@@ -211,6 +211,23 @@ final class RawClient {
         }
     }
 
+    /// The global cap holds over every loop's daemon (each daemon alone would accept them all): with two
+    /// loops and a cap of 3, the fourth connection is closed whichever loop the kernel gave it to.
+    @Test func theGlobalCapHoldsAcrossLoops() async throws {
+        var config = HTTPServerConfiguration(threads: 2)
+        config.maxConnections = 3
+        try await withServer(config, handler: { _ in .text(200, "ok") }) { server in
+            let held = try (0..<3).map { _ in try RawClient(port: server.port) }
+            for client in held { client.send("GET /x HTTP/1.1\r\nHost: x\r\n") }
+            try await Task.sleep(for: .milliseconds(100))
+            for _ in 0..<4 {
+                let extra = try RawClient(port: server.port)
+                extra.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(extra.closedByServer)
+            }
+        }
+    }
+
     @Test func theOpenFileLimitIsRaisedAndCapsConnections() async throws {
         try await withServer(handler: { _ in .text(200, "ok") }) { server in
             let limits = server.limits

@@ -46,6 +46,22 @@ import Testing
         await upstream.shutdown()
     }
 
+    /// The handler sees the server's deadline for its request: set when the whole request arrived.
+    @Test func theHandlerSeesItsDeadline() async throws {
+        let server = HTTPServer(configuration: HTTPServerConfiguration(threads: 1, requestDeadlineMilliseconds: 4_000)) { request in
+            guard let deadline = request.deadline else { return .text(500, "no deadline") }
+            let left = deadline - .now
+            return .text(200, String(left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000))
+        }
+        try server.start()
+        let client = CurlClient()
+        let answer = try await client.send(OutboundRequest(url: "http://127.0.0.1:\(server.port)/"))
+        let left = Int(answer.text) ?? -1
+        #expect(answer.status == 200 && (3_000...4_000).contains(left), "\(answer.status) \(answer.text)")
+        client.shutdown()
+        await server.shutdown()
+    }
+
     /// Cancelling the task of a call in flight ends it with `cancelled` at once, not when the peer answers.
     @Test func aCancelledCallEndsAtOnce() async throws {
         let server = HTTPServer(configuration: HTTPServerConfiguration(threads: 1)) { _ in

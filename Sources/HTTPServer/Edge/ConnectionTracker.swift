@@ -86,7 +86,6 @@ final class ConnectionTracker: @unchecked Sendable {
         }
     }
 
-    var count: Int { table.withLock { $0.open.count } }
 
     /// Shuts down every connection that has been receiving one request for longer than `limit`.
     @discardableResult

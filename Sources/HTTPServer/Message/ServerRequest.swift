@@ -16,6 +16,9 @@ public struct ServerRequest: Sendable {
     /// What the owner's head check learned (route, client, request id…), handed on with the request to
     /// the handler and to the answers the server gives itself. The server never reads it.
     public var context: (any Sendable)?
+    /// When the server answers 503 if the handler has not; set by the server when it hands the complete
+    /// request to the handler (nil before: in the head check).
+    public internal(set) var deadline: ContinuousClock.Instant?
 
     public init(method: String, path: String, query: [String: String] = [:], headers: [String: String] = [:], body: Data = Data()) {
         self.method = method

@@ -33,7 +33,8 @@ public final class HTTPServer: @unchecked Sendable {
     private struct State {
         var daemons: [LoopDaemon] = []
         var ownGroup: EventLoopGroup?
-        var scanner: LoopTimer?
+        /// The receive scan re-arms itself while this holds (set at start, cleared by shutdown).
+        var scanning = false
         var port: UInt16 = 0
         var limits = Limits(openFiles: OpenFileLimit(soft: 0, hard: 0), maxConnections: 0)
     }
@@ -118,15 +119,15 @@ public final class HTTPServer: @unchecked Sendable {
             port = bound
             daemons.append(daemon)
         }
-        let scanLoop = group.loops[0]
-        let scanner = scanLoop.submitAndWait { [self] in startReceiveScanner(on: scanLoop) }
         state.withLock {
             $0.daemons = daemons
             $0.ownGroup = ownGroup
-            $0.scanner = scanner
+            $0.scanning = true
             $0.port = port
             $0.limits = Limits(openFiles: openFiles, maxConnections: maxConnections)
         }
+        let scanLoop = group.loops[0]
+        scanLoop.execute { [self] in scanReceives(on: scanLoop) }
     }
 
     /// Connections closed so far because their request did not arrive within the receive deadline.
@@ -135,24 +136,16 @@ public final class HTTPServer: @unchecked Sendable {
     /// Number of handler tasks running right now.
     public var requestsInFlight: Int { tasks.count }
 
-    /// The loops the daemons run on (after `start`).
-    var daemons: [LoopDaemon] { state.withLock { $0.daemons } }
-
-    /// Every `min(500, receive timeout / 20)` ms, shuts down connections still receiving a request
-    /// after `server.receive_timeout_ms` (on one loop: the tracker spans all of them).
-    private func startReceiveScanner(on loop: EventLoop) -> LoopTimer {
-        let receiveTimeout = Duration.milliseconds(configuration.receiveTimeoutMilliseconds)
+    /// Every `min(500, receive timeout / 20)` ms, until shutdown, shuts down connections still receiving
+    /// a request after `server.receive_timeout_ms` (on one loop: the tracker spans all of them).
+    private func scanReceives(on loop: EventLoop) {
         let every = Duration.milliseconds(max(10, min(500, configuration.receiveTimeoutMilliseconds / 20)))
-        @Sendable func scan() -> LoopTimer {
-            loop.schedule(in: every) { [weak self] in
-                guard let self else { return }
-                let closed = connections.closeOverdue(limit: receiveTimeout)
-                if closed > 0 { onReceiveTimeouts?(closed) }
-                let next = scan()
-                state.withLock { $0.scanner = next }
-            }
+        loop.schedule(in: every) { [weak self] in
+            guard let self, state.withLock({ $0.scanning }) else { return }
+            let closed = connections.closeOverdue(limit: .milliseconds(configuration.receiveTimeoutMilliseconds))
+            if closed > 0 { onReceiveTimeouts?(closed) }
+            scanReceives(on: loop)
         }
-        return scan()
     }
 
     /// Delivers the first answer for a suspended request (on its loop); later ones (a handler finishing
@@ -165,13 +158,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// the rest with `shuttingDown` and cancels them, writes every answer, and stops the daemons (and
     /// the loops, when they are the server's own).
     public func shutdown(graceMilliseconds: Int = 5_000) async {
-        let (daemons, ownGroup, scanner) = state.withLock { s -> ([LoopDaemon], EventLoopGroup?, LoopTimer?) in
-            defer { s.daemons = []; s.ownGroup = nil; s.scanner = nil }
-            return (s.daemons, s.ownGroup, s.scanner)
+        let (daemons, ownGroup) = state.withLock { s -> ([LoopDaemon], EventLoopGroup?) in
+            defer { s.daemons = []; s.ownGroup = nil; s.scanning = false }
+            return (s.daemons, s.ownGroup)
         }
         guard let first = daemons.first else { return }
         for daemon in daemons { await daemon.loop.submit { daemon.quiesce() } }
-        if let scanner { await first.loop.submit { first.loop.cancel(scanner) } }
         if !(await tasks.waitUntilIdle(timeout: .milliseconds(max(0, graceMilliseconds)), timerLoop: first.loop)) {
             for daemon in daemons { await daemon.loop.submit { daemon.answerAll { self.shuttingDown($0) } } }
             // Cancelled handlers stop at their next check; one that ignores cancellation is not waited for long.

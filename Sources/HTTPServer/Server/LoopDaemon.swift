@@ -74,9 +74,11 @@ final class LoopDaemon: @unchecked Sendable {
         let handler = server.handler
         let tasks = server.tasks
         tasks.started()
-        let deadline = loop.schedule(in: .milliseconds(server.configuration.requestDeadlineMilliseconds)) { [unowned self] in
-            expire(key)
-        }
+        let limit = Duration.milliseconds(server.configuration.requestDeadlineMilliseconds)
+        var timed = request
+        timed.deadline = .now + limit
+        let request = timed
+        let deadline = loop.schedule(in: limit) { [unowned self] in expire(key) }
         let task = Task(executorPreference: loop) { [self] in
             let response = await handler(request)
             if loop.inLoop { handlerFinished(key, response) } else { loop.execute { self.handlerFinished(key, response) } }

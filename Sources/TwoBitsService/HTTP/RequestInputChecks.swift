@@ -8,12 +8,12 @@ public enum RequestInputChecks {
 
     /// The request's `Idempotency-Key`, nil when absent; 400 when malformed.
     public static func idempotencyKey(_ http: ServerRequest) throws(APIError) -> String? {
-        try PromotionController.idempotencyKey(APIRequest(http: http, context: RequestContext(requestID: "-", deadline: .now)))
+        try PromotionController.idempotencyKey(APIRequest(http: http, context: RequestContext(requestID: "-")))
     }
 
     /// The body parsed as the routes parse it (`APIRequest.jsonBody`).
     public static func body(_ http: ServerRequest) throws(APIError) -> RequestBody {
-        try APIRequest(http: http, context: RequestContext(requestID: "-", deadline: .now)).jsonBody()
+        try APIRequest(http: http, context: RequestContext(requestID: "-")).jsonBody()
     }
 
     /// The typed fields the routes read: `device_token`, `install_id`, `reason`.

@@ -73,13 +73,6 @@ public final class LogWriter: Sendable {
         if full || level != .info { flush() }
     }
 
-    /// RFC 3339 UTC with milliseconds.
-    static func timestamp() -> String {
-        var bytes = [UInt8]()
-        appendTimestamp(to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     /// Appends the RFC 3339 UTC time with milliseconds, digit by digit.
     static func appendTimestamp(to out: inout [UInt8]) {
         var now = timespec()

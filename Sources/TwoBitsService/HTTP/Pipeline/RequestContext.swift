@@ -12,14 +12,14 @@ public struct RequestContext: Sendable {
     public var client: AuthenticatedClient?
     /// Path parameters of the matched route (`{id}` segments, raw).
     public var parameters: [String: String] = [:]
-    /// When the server answers 503 if the handler has not.
-    public let deadline: ContinuousClock.Instant
+    /// When the server answers 503 if the handler has not (the server's own deadline, from the moment
+    /// the whole request arrived; nil in the head check).
+    public var deadline: ContinuousClock.Instant?
     /// The route's handler and access rule, once matched.
     var entry: RouteTable.Entry?
 
-    init(requestID: String, deadline: ContinuousClock.Instant) {
+    init(requestID: String) {
         self.requestID = requestID
-        self.deadline = deadline
     }
 
     public var clientName: String { client?.name ?? "-" }

@@ -13,15 +13,13 @@ struct RequestPipeline: Sendable {
     let beforeHandler: [any RequestStage]
     let metrics: MetricsRegistry
     let logger: LogWriter
-    let deadlineMilliseconds: Int
 
     init(table: RouteTable, authenticator: ClientAuthenticator, limits: AppleCallLimits, metrics: MetricsRegistry,
-         logger: LogWriter, deadlineMilliseconds: Int) {
+         logger: LogWriter) {
         beforeBody = [RoutingStage(table: table), AuthenticationStage(authenticator: authenticator), MediaTypeStage()]
         beforeHandler = [RateLimitStage(limits: limits)]
         self.metrics = metrics
         self.logger = logger
-        self.deadlineMilliseconds = deadlineMilliseconds
     }
 
     /// The server's head check: runs the stages that need no body; an answer refuses the request.
@@ -38,10 +36,12 @@ struct RequestPipeline: Sendable {
 
     /// The server's handler: the remaining stages, then the controller.
     func handle(_ request: ServerRequest) async -> ServerResponse {
-        var context = request.context as? RequestContext ?? newContext(for: request)
+        let admitted = request.context as? RequestContext
+        var context = admitted ?? newContext(for: request)
+        context.deadline = request.deadline
         let response: ServerResponse
         do throws(APIError) {
-            if request.context == nil { for stage in beforeBody { try stage.admit(request, &context) } }
+            if admitted == nil { for stage in beforeBody { try stage.admit(request, &context) } }
             for stage in beforeHandler { try stage.admit(request, &context) }
             guard let entry = context.entry else { throw .notFound }
             var http = request
@@ -83,7 +83,7 @@ struct RequestPipeline: Sendable {
     }
 
     private func newContext(for request: ServerRequest) -> RequestContext {
-        RequestContext(requestID: Self.requestID(from: request), deadline: .now + .milliseconds(deadlineMilliseconds))
+        RequestContext(requestID: Self.requestID(from: request))
     }
 
     /// One log line and the request counter, for the answer the client actually got.
