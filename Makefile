@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 
-.PHONY: deps build release run test test-swift test-python sanitize fuzz mutate coverage bench bench-smoke clean
+.PHONY: deps build release run test test-suites test-python sanitize fuzz mutate coverage bench bench-smoke clean
 
 deps:
 	@.ci/install-deps.sh --test
@@ -18,9 +18,13 @@ release:
 run: release
 	@.ci/demo.sh
 
+# Everything runs beside a throw-away PostgreSQL cluster (.ci/postgres.sh), removed at the end whatever happened.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	@.ci/postgres.sh run -- $(MAKE) --no-print-directory test-suites
+
+test-suites:
+	TWOBITS_REQUIRE_POSTGRES=1 $(SWIFT) test --skip-build --no-parallel
 	$(MAKE) --no-print-directory test-python
 
 # Python suites drive the real binaries over loopback (independent JWT checks, crash recovery, the benchmark smoke run).
@@ -30,7 +34,7 @@ test-python:
 
 # The Swift suite under AddressSanitizer, then ThreadSanitizer (after proving TSan sees a deliberate race).
 sanitize: deps
-	@.ci/sanitize.sh
+	@.ci/postgres.sh run -- .ci/sanitize.sh
 
 # libFuzzer on every parser of untrusted input, FUZZ_SECONDS (default 60) each (Tests/Fuzz/README.md).
 fuzz: deps

@@ -22,6 +22,7 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // epoll, eventfd and the monotonic clock (glibc headers only, nothing to link).
         .systemLibrary(name: "CEventLoop"),
 
@@ -38,6 +39,8 @@ let package = Package(
         .target(name: "Ledger", dependencies: ["Locking"], swiftSettings: layered),
         // The embedded ledger: SQLite in WAL mode, with its own checkpointer thread.
         .target(name: "SQLiteLedger", dependencies: ["CSQLite", "Ledger", "Locking"], swiftSettings: layered),
+        // The shared ledger for replicas: PostgreSQL through libpq, a bounded pool of connections on threads of their own.
+        .target(name: "PostgresLedger", dependencies: ["CPostgres", "Ledger", "Locking"], swiftSettings: layered),
 
         // Layer 2: Apple's DeviceCheck API, and an emulator of it.
         .target(name: "DeviceCheck", dependencies: ["TwoBitsCrypto", "OutboundHTTP", "Locking"], swiftSettings: layered),

@@ -5,7 +5,9 @@ set -euo pipefail
 
 # --run: what `make run` needs; --test: plus wrk and the Python test tools (schemathesis pinned); --bench: --test
 # plus Debian's Go toolchain, for the benchmark's standard-library-only comparison peer (Benchmarks/GoPeer).
-debs=(pkg-config openssl libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev curl)
+debs=(pkg-config openssl libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev curl)
+# --test also needs a PostgreSQL server, for the throw-away cluster of .ci/postgres.sh.
+if [[ "${1:-}" != "--run" ]]; then debs+=(postgresql); fi
 if [[ "${1:-}" != "--run" ]]; then debs+=(wrk); fi
 if [[ "${1:-}" == "--bench" ]]; then debs+=(golang-go); fi
 
