@@ -61,4 +61,10 @@ public protocol Ledger: Sendable {
     func debugSecretNames() async throws(StorageError) -> [(name: String, createdAt: Date)]
     func deleteDebugSecret(name: String) async throws(StorageError) -> Bool
     func debugSecretName(digest: String) async throws(StorageError) -> String?
+
+    // Signing keys (shared by every server signing with the same key directory)
+    /// Records that a server started signing with key `kid` at `at`; the latest time is kept.
+    func recordKeyActivation(kid: String, at: Date) async throws(StorageError)
+    /// The latest activation time of each key some server has activated.
+    func keyActivations() async throws(StorageError) -> [String: Date]
 }

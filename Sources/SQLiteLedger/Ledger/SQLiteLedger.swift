@@ -300,4 +300,22 @@ public final class SQLiteLedger: Ledger {
     public func debugSecretName(digest: String) throws(StorageError) -> String? {
         try run { () throws(SQLiteError) in try db.query("SELECT name FROM debug_secrets WHERE digest = ?", [.text(digest)]) }.first?.string("name")
     }
+
+    // MARK: Signing keys
+
+    public func recordKeyActivation(kid: String, at: Date) throws(StorageError) {
+        try run { () throws(SQLiteError) in
+            try db.query("""
+                INSERT INTO key_activations (kid, activated_ms) VALUES (?, ?)
+                ON CONFLICT(kid) DO UPDATE SET activated_ms = max(activated_ms, excluded.activated_ms)
+                """, [.text(kid), .integer(Int64(at.timeIntervalSince1970 * 1000))])
+        }
+    }
+
+    public func keyActivations() throws(StorageError) -> [String: Date] {
+        let rows = try run { () throws(SQLiteError) in try db.query("SELECT kid, activated_ms FROM key_activations") }
+        var result: [String: Date] = [:]
+        for row in rows { result[row.string("kid") ?? ""] = Date(timeIntervalSince1970: Double(row.int("activated_ms") ?? 0) / 1000) }
+        return result
+    }
 }

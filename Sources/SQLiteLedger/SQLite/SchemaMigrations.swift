@@ -78,6 +78,14 @@ enum SchemaMigrations {
             at_ms INTEGER NOT NULL
         )
         """,
+        // 4: when each signing key was activated, shared by every server using the ledger (with PostgreSQL,
+        // every replica); before, `<kid>.activated` files in the key directory held it.
+        """
+        CREATE TABLE key_activations (
+            kid TEXT PRIMARY KEY,
+            activated_ms INTEGER NOT NULL
+        )
+        """,
     ]
 
     static func apply(to db: SQLiteConnection) throws(SQLiteError) {
