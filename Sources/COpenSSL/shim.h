@@ -14,6 +14,8 @@
 #include <openssl/crypto.h>
 #include <openssl/core_names.h>
 #include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/objects.h>
 
 /// Generates a fresh P-256 key pair.
 static inline EVP_PKEY *twobits_ec_p256_generate(void) {
@@ -101,5 +103,14 @@ static inline EVP_PKEY *twobits_public_only(EVP_PKEY *key) {
     BIO_free(bio);
     return pub;
 }
+
+/// A new empty certificate stack (sk_X509_new_null is a macro). The stack does not own what it holds.
+static inline STACK_OF(X509) *twobits_x509_stack_new(void) { return sk_X509_new_null(); }
+
+/// Appends a certificate, without taking a reference (sk_X509_push is a macro). Returns 0 on failure.
+static inline int twobits_x509_stack_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
+
+/// Frees the stack itself, not the certificates it points to.
+static inline void twobits_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
 
 #endif
