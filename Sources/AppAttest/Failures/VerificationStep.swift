@@ -26,7 +26,7 @@ public enum VerificationStep: String, Sendable, CaseIterable {
         case .nonce: return "SHA-256(authData || clientDataHash) equals the credential certificate's 1.2.840.113635.100.8.2"
         case .keyID: return "SHA-256 of the credential public key equals the key id"
         case .rpID: return "RP ID hash is SHA-256 of a configured app id"
-        case .counter: return "counter"
+        case .counter: return "counter is 0 (attestation) or above the stored one (assertion)"
         case .aaguid: return "AAGUID matches the environment"
         case .credentialID: return "credential id equals the key id"
         case .publicKey: return "COSE key in authData equals the certificate's key"
