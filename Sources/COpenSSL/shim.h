@@ -16,6 +16,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/objects.h>
+#include <openssl/params.h>
 
 /// Generates a fresh P-256 key pair.
 static inline EVP_PKEY *twobits_ec_p256_generate(void) {
@@ -112,5 +113,20 @@ static inline int twobits_x509_stack_push(STACK_OF(X509) *stack, X509 *cert) { r
 
 /// Frees the stack itself, not the certificates it points to.
 static inline void twobits_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+
+/// A P-256 public key from its encoded point (EVP_PKEY_fromdata; much cheaper than decoding a
+/// SubjectPublicKeyInfo through OpenSSL 3's decoder framework). Points off the curve are refused.
+static inline EVP_PKEY *twobits_p256_public_from_point(const unsigned char *point, size_t len) {
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    if (ctx == NULL) return NULL;
+    EVP_PKEY *pkey = NULL;
+    OSSL_PARAM params[3];
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)"prime256v1", 0);
+    params[1] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, (void *)point, len);
+    params[2] = OSSL_PARAM_construct_end();
+    if (EVP_PKEY_fromdata_init(ctx) != 1 || EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_PUBLIC_KEY, params) != 1) pkey = NULL;
+    EVP_PKEY_CTX_free(ctx);
+    return pkey;
+}
 
 #endif

@@ -7,6 +7,8 @@ public struct AttestationVerifier: Sendable {
     public let appIDs: [AppID]
     public let environment: AppAttestEnvironment
     public let chainVerifier: CertificateChainVerifier
+    /// Intermediates already parsed: an x5c entry with the same DER reuses the object (parsing only, never trust).
+    public let knownIntermediates: [X509Certificate]
     public let decoder: CBORDecoder
 
     /// The OID of the credential certificate's nonce extension.
@@ -17,10 +19,12 @@ public struct AttestationVerifier: Sendable {
     /// - Parameter chainVerifier: the trust anchors; Apple's App Attestation root unless a test says otherwise.
     public init(appIDs: [AppID], environment: AppAttestEnvironment,
                 chainVerifier: CertificateChainVerifier = AppleRootCertificates.appAttestationVerifier,
+                knownIntermediates: [X509Certificate] = [AppleRootCertificates.appAttestationCA1],
                 decoder: CBORDecoder = CBORDecoder()) {
         self.appIDs = appIDs
         self.environment = environment
         self.chainVerifier = chainVerifier
+        self.knownIntermediates = knownIntermediates
         self.decoder = decoder
     }
 
@@ -55,6 +59,10 @@ public struct AttestationVerifier: Sendable {
         // 1. The x5c chain (credCert first) to the root, at `time`.
         var certificates: [X509Certificate] = []
         for (index, der) in certificateBytes.enumerated() {
+            if index > 0, let known = knownIntermediates.first(where: { $0.der == der }) {
+                certificates.append(known)
+                continue
+            }
             do { certificates.append(try X509Certificate(der: der)) } catch {
                 throw AppAttestFailure(.badChain, at: .chain, "x5c[\(index)]: \(error)")
             }
