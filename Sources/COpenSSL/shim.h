@@ -15,6 +15,7 @@
 #include <openssl/core_names.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
 #include <openssl/objects.h>
 #include <openssl/params.h>
 
