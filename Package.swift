@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(name: "LedgerBench", dependencies: ["SQLiteLedger", "Ledger"], path: "Benchmarks/LedgerBench"),
 
         // One property check per parser of untrusted input, shared by the fuzz targets and their replay test.
-        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheck", "TokenSigning", "HTTPServer", "TwoBitsService"],
+        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheck", "TokenSigning", "HTTPServer", "TwoBitsService", "AppAttest"],
                 path: "Tests/FuzzChecks"),
 
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
