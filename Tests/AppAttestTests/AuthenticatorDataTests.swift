@@ -4,19 +4,20 @@ import Testing
 
 /// Layouts the captured iOS 14-17 devices do not show: iOS 27's extensions map, the flags around it.
 @Suite struct AuthenticatorDataTests {
-    static let realAuthData: Data = {
+    /// Computed, not stored: LeakSanitizer cannot follow Data held in a static.
+    static var realAuthData: Data {
         let object = AppAttestFixture.load("veehaitch-ios-14.4").attestation!
         return try! CBORDecoder().decode(object)["authData"]!.bytesValue!
-    }()
+    }
 
     /// {"apple_validation_category_01": 4, "apple_bundle_version_01": "1.2.3"}
-    static let extensions: Data = {
+    static var extensions: Data {
         func text(_ s: String) -> [UInt8] {
             let utf8 = Array(s.utf8)
             return (utf8.count < 24 ? [0x60 | UInt8(utf8.count)] : [0x78, UInt8(utf8.count)]) + utf8
         }
         return Data([0xA2] + text("apple_validation_category_01") + [0x04] + text("apple_bundle_version_01") + text("1.2.3"))
-    }()
+    }
 
     @Test func theRealLayoutParses() throws {
         let parsed = try AuthenticatorData(Self.realAuthData, kind: .attestation)

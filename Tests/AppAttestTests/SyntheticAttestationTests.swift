@@ -8,9 +8,9 @@ import TwoBitsCrypto
 @Suite struct SyntheticAttestationTests {
     let ca = SyntheticAppAttest()
 
-    static let iOS27Extensions = CBORValue.map([
+    static var iOS27Extensions: CBORValue { CBORValue.map([
         (.text("apple_bundle_version_01"), .text("2.1")), (.text("apple_validation_category_01"), .unsigned(2)),
-    ])
+    ]) }
 
     @Test func aWellFormedSyntheticAttestationAndAssertionsVerify() throws {
         let device = ca.attest()

@@ -9,18 +9,17 @@ import TwoBitsCrypto
 /// must carry the capture's own authenticator data and certificates (only the receipt, which Apple
 /// checks, may differ), and an assertion that verifies must carry the capture's authenticator data.
 enum AppAttestCheck {
+    /// Bytes as arrays: LeakSanitizer cannot follow Data's tagged storage pointer from a static.
     struct Fixture: Sendable {
         let appID: AppID
-        let keyID: Data
-        let clientDataHash: Data
+        let keyID: [UInt8]
+        let clientDataHash: [UInt8]
         let at: Date
-        let publicKey: Data
-        let clientData: Data
-        let authData: Data
-        let x5c: [Data]
-        let assertionAuthData: Data
-        let attestation: Data
-        let assertion: Data
+        let publicKey: [UInt8]
+        let clientData: [UInt8]
+        let authData: [UInt8]
+        let x5c: [[UInt8]]
+        let assertionAuthData: [UInt8]
     }
 
     static let fixture: Fixture = {
@@ -40,10 +39,10 @@ enum AppAttestCheck {
         let decoded = try! CBORDecoder().decode(attestation)
         let verified = try! AttestationVerifier(appIDs: [appID], environment: .development)
             .verify(attestationObject: attestation, keyID: keyID, clientDataHash: clientDataHash, at: time)
-        return Fixture(appID: appID, keyID: keyID, clientDataHash: clientDataHash, at: time, publicKey: verified.publicKey, clientData: clientData,
-                       authData: decoded["authData"]!.bytesValue!, x5c: decoded["attStmt"]!["x5c"]!.arrayValue!.map { $0.bytesValue! },
-                       assertionAuthData: (try! CBORDecoder().decode(assertion))["authenticatorData"]!.bytesValue!,
-                       attestation: attestation, assertion: assertion)
+        return Fixture(appID: appID, keyID: [UInt8](keyID), clientDataHash: [UInt8](clientDataHash), at: time, publicKey: [UInt8](verified.publicKey),
+                       clientData: [UInt8](clientData), authData: [UInt8](decoded["authData"]!.bytesValue!),
+                       x5c: decoded["attStmt"]!["x5c"]!.arrayValue!.map { [UInt8]($0.bytesValue!) },
+                       assertionAuthData: [UInt8]((try! CBORDecoder().decode(assertion))["authenticatorData"]!.bytesValue!))
     }()
 
     static let attestations = AttestationVerifier(appIDs: [fixture.appID], environment: .development)
@@ -57,14 +56,15 @@ enum AppAttestCheck {
         }
         let f = fixture
         if selector & 1 == 0 {
-            guard (try? attestations.verify(attestationObject: payload, keyID: f.keyID, clientDataHash: f.clientDataHash, at: f.at)) != nil else { return nil }
-            guard let decoded, decoded["authData"]?.bytesValue == f.authData,
-                  decoded["attStmt"]?["x5c"]?.arrayValue?.map({ $0.bytesValue }) == f.x5c.map({ $0 }) else {
+            guard (try? attestations.verify(attestationObject: payload, keyID: Data(f.keyID), clientDataHash: Data(f.clientDataHash), at: f.at)) != nil else { return nil }
+            guard let decoded, decoded["authData"]?.bytesValue == Data(f.authData),
+                  decoded["attStmt"]?["x5c"]?.arrayValue?.map({ $0.bytesValue }) == f.x5c.map({ Data($0) }) else {
                 return "an attestation other than the capture verified"
             }
         } else {
-            guard (try? AssertionVerifier().verify(assertion: payload, clientData: f.clientData, publicKey: f.publicKey, appID: f.appID, storedCounter: 0)) != nil else { return nil }
-            guard decoded?["authenticatorData"]?.bytesValue == f.assertionAuthData else { return "an assertion other than the capture verified" }
+            guard (try? AssertionVerifier().verify(assertion: payload, clientData: Data(f.clientData), publicKey: Data(f.publicKey), appID: f.appID,
+                                                   storedCounter: 0)) != nil else { return nil }
+            guard decoded?["authenticatorData"]?.bytesValue == Data(f.assertionAuthData) else { return "an assertion other than the capture verified" }
         }
         return nil
     }

@@ -5,13 +5,17 @@ import TwoBitsCrypto
 public struct AppID: Hashable, Sendable, CustomStringConvertible {
     public let teamID: String
     public let bundleID: String
+    /// An array, not Data: app ids live in long-lived configuration, and Data's tagged storage pointer
+    /// makes LeakSanitizer report what a static holds as leaked.
+    private let hashBytes: [UInt8]
+
     /// SHA-256 of "TEAMID.bundle.id": the RP ID hash in authenticator data.
-    public let rpIDHash: Data
+    public var rpIDHash: Data { Data(hashBytes) }
 
     public init(teamID: String, bundleID: String) {
         self.teamID = teamID
         self.bundleID = bundleID
-        rpIDHash = SHA256Digest.hash(Data("\(teamID).\(bundleID)".utf8))
+        hashBytes = [UInt8](SHA256Digest.hash(Data("\(teamID).\(bundleID)".utf8)))
     }
 
     /// Parses "TEAMID.bundle.id" (split at the first dot); nil when either part is empty.

@@ -59,7 +59,7 @@ public struct AttestationVerifier: Sendable {
         // 1. The x5c chain (credCert first) to the root, at `time`.
         var certificates: [X509Certificate] = []
         for (index, der) in certificateBytes.enumerated() {
-            if index > 0, let known = knownIntermediates.first(where: { $0.der == der }) {
+            if index > 0, let known = knownIntermediates.first(where: { $0.hasDER(der) }) {
                 certificates.append(known)
                 continue
             }

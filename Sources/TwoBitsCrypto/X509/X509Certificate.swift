@@ -4,8 +4,17 @@ public import Foundation
 /// One X.509 certificate held by OpenSSL. Immutable after parsing, so it is safe to share across threads.
 public final class X509Certificate: @unchecked Sendable {
     let cert: OpaquePointer
+    /// Held as an array, not Data: Data's enum layout tags its storage pointer, so LeakSanitizer would
+    /// report the bytes of every certificate kept in a static (the compiled-in roots) as leaked.
+    private let derBytes: [UInt8]
+
     /// The exact DER bytes it was parsed from.
-    public let der: Data
+    public var der: Data { Data(derBytes) }
+
+    /// Whether these are exactly its DER bytes (without copying them).
+    public func hasDER(_ other: Data) -> Bool {
+        other.count == derBytes.count && other.withUnsafeBytes { o in derBytes.withUnsafeBytes { memcmp(o.baseAddress!, $0.baseAddress!, $0.count) == 0 } }
+    }
 
     /// Parses exactly one DER certificate; trailing bytes are refused.
     public init(der: Data) throws(X509Error) {
@@ -23,7 +32,7 @@ public final class X509Certificate: @unchecked Sendable {
             throw .malformed(detail == "unknown OpenSSL error" ? "trailing bytes after the certificate" : detail)
         }
         cert = parsed
-        self.der = der
+        derBytes = [UInt8](der)
     }
 
     deinit { X509_free(cert) }
