@@ -14,6 +14,8 @@ enum TwoBitsCommand {
                                             manage fallback-token signing keys
       admin   ban|unban|state|pending|audit [--server URL] [--key-file FILE] [--json] ...
                                             operate a running server (twobits admin --help)
+      app-attest verify|verify-assertion ... verify an App Attest attestation or assertion offline,
+                                            step by step (twobits app-attest --help)
 
     Documentation: docs/ in the repository.
     """
@@ -31,6 +33,7 @@ enum TwoBitsCommand {
             case "apikey": return APIKeyCommand.run()
             case "keys": return try await KeysCommand.run(rest)
             case "admin": return try await AdminCommand.run(rest)
+            case "app-attest": return try AppAttestCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)
                 return 0
