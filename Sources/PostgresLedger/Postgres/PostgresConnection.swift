@@ -169,6 +169,8 @@ final class PostgresConnection: @unchecked Sendable {
 
     private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "" }
-        return String(cString: message).trimmingCharacters(in: .whitespacesAndNewlines)
+        // One line: libpq adds hints on lines of their own ("\n\tIs the server running…"), log lines are single.
+        return String(cString: message).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
     }
 }
