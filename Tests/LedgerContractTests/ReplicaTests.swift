@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import Locking
 @testable import PostgresLedger
 @testable import SQLiteLedger
 import Testing
@@ -148,6 +149,46 @@ struct ReplicaTests {
             _ = try await busy.value
             #expect(try await ledger.auditEvents(limit: 10, before: nil).isEmpty, "the refused call wrote nothing")
             _ = try await ledger.record(AuditEvent(client: "c", action: "x", result: "ok"))
+        }
+    }
+
+    @Test func deadlocksAreRetriedAndOtherErrorsAreNot() async throws {
+        try await withPostgres { store in
+            let ledger = try store.openPostgres(poolSize: 1)
+            let attempts = Lock(0)
+            let value = try await ledger.run { db throws(PostgresError) -> Int in
+                let n = attempts.withLock { n -> Int in n += 1; return n }
+                if n < 3 { throw PostgresError(sqlState: n == 1 ? "40P01" : "40001", message: "deadlock detected") }
+                return try db.query("SELECT 7 AS v").first?.int("v") ?? 0
+            }
+            #expect(value == 7)
+            #expect(attempts.withLock { $0 } == 3)
+
+            attempts.withLock { $0 = 0 }
+            await #expect(throws: StorageError.self) {
+                try await ledger.run { _ throws(PostgresError) in
+                    attempts.withLock { $0 += 1 }
+                    throw PostgresError(sqlState: "40001", message: "could not serialize access")
+                }
+            }
+            #expect(attempts.withLock { $0 } == 3, "a few times, then the failure is the caller's")
+
+            attempts.withLock { $0 = 0 }
+            do {
+                try await ledger.run { db throws(PostgresError) in
+                    attempts.withLock { $0 += 1 }
+                    try db.query("SELEC 1")
+                }
+                Issue.record("a syntax error passed")
+            } catch {
+                #expect("\(error)".contains("storage: PostgreSQL: ") && "\(error)".contains("SQLSTATE 42601"), "\(error)")
+            }
+            #expect(attempts.withLock { $0 } == 1)
+            // A connection-class error drops the connection: the job fails fast, the next one reconnects.
+            await #expect(throws: StorageError.self) {
+                try await ledger.run { _ throws(PostgresError) in throw PostgresError(sqlState: "57P01", message: "terminating connection") }
+            }
+            #expect(try await ledger.schemaVersion() == PostgresLedger.latestSchemaVersion)
         }
     }
 
