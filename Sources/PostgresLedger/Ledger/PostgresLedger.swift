@@ -19,6 +19,9 @@ public final class PostgresLedger: Ledger {
     let healthProbeInterval: Duration = .milliseconds(1500)
 
     /// Connects (fails with a clear StorageError if the server cannot be reached), applies migrations unless told not to.
+    /// A schema newer than this build is refused; without `applyMigrations`, so is an older one (run `twobits migrate`).
+    /// `poolSize` connections, each on a thread of its own, plus one holding this instance's presence locks;
+    /// a call no connection takes up within `poolWait` fails with a StorageError.
     public init(uri: String, poolSize: Int = 8, poolWait: Duration = .seconds(2), applyMigrations: Bool = true) throws(StorageError) {
         self.uri = uri
         instance = "ledger-" + UUID().uuidString
