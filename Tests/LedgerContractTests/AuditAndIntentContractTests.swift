@@ -89,6 +89,7 @@ struct AuditAndIntentContractTests {
             #expect(try await ledger.unknownWriteIntents(tokenPrefix: "abcd1234", limit: 0).map(\.id) == ["i-2"])
             // An intent id is recorded once.
             await #expect(throws: StorageError.self) { try await ledger.recordWriteIntent(Self.intent("i-2")) }
+            #expect(try await ledger.auditEvents(limit: 100, before: nil).count == 4, "nothing half-written")
         }
     }
 

@@ -4,38 +4,53 @@ public import Ledger
 extension PostgresLedger {
     static let idempotencyWindow: TimeInterval = 24 * 3600
 
-    /// One transaction: the insert claims the key (`ON CONFLICT DO NOTHING` waits for a racing replica's
-    /// insert to commit, so two cannot both get `.started`); otherwise the row is read `FOR UPDATE` and
-    /// judged as on SQLite, except that a row owned by another process that is still alive (its presence
-    /// lock is held) is a twin in progress, not an unfinished attempt to take over.
+    /// A new key costs one statement: the insert claims it (`ON CONFLICT DO NOTHING` waits for a racing
+    /// replica's insert to commit, so two cannot both get `.started`). A key already there is read
+    /// `FOR UPDATE` in a transaction and judged as on SQLite: past the window it counts as absent and is
+    /// claimed afresh; a row owned by another process that is still alive (its presence lock is held) is
+    /// a twin in progress, not an unfinished attempt to take over.
     public func beginIdempotent(client: String, key: String, requestHash: String, owner: String, now: Date) async throws(StorageError) -> IdempotencyBegin {
         try await presence.ensure(owner)
         let nowMS = Self.ms(now)
         let cutoff = nowMS - Int64(Self.idempotencyWindow * 1000)
         let sweeper = self.sweeper
+        let fresh: [PostgresValue] = [.text(client), .text(key), .text(requestHash), .integer(nowMS), .text(owner)]
+        let insert = """
+            INSERT INTO idempotency_keys (client, key, request_hash, created_ms, owner) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (client, key) DO NOTHING RETURNING 1 AS inserted
+            """
         return try await run { db throws(PostgresError) -> IdempotencyBegin in
-            let begin = try db.transaction { db throws(PostgresError) -> IdempotencyBegin in
-                // This key's own expired row counts as absent at once; the sweep of the others is shared (below).
-                try db.query("DELETE FROM idempotency_keys WHERE client = $1 AND key = $2 AND created_ms < $3", [.text(client), .text(key), .integer(cutoff)])
-                let inserted = try db.query("""
-                    INSERT INTO idempotency_keys (client, key, request_hash, created_ms, owner) VALUES ($1, $2, $3, $4, $5)
-                    ON CONFLICT (client, key) DO NOTHING RETURNING 1 AS inserted
-                    """, [.text(client), .text(key), .text(requestHash), .integer(nowMS), .text(owner)])
-                if !inserted.isEmpty { return .started }
-                guard let row = try db.query("""
-                    SELECT request_hash, status, body, intent, owner, owner IS NOT NULL AND owner <> $3 AND twobits_owner_alive(owner) AS alive
-                    FROM idempotency_keys WHERE client = $1 AND key = $2 FOR UPDATE
-                    """, [.text(client), .text(key), .text(owner)]).first else {
-                    // Deleted between the insert and the read (abandoned): claim it now.
-                    try db.query("INSERT INTO idempotency_keys (client, key, request_hash, created_ms, owner) VALUES ($1, $2, $3, $4, $5)",
-                                 [.text(client), .text(key), .text(requestHash), .integer(nowMS), .text(owner)])
-                    return .started
+            let begin: IdempotencyBegin
+            if try !db.query(insert, fresh).isEmpty {
+                begin = .started
+            } else {
+                begin = try db.transaction { db throws(PostgresError) -> IdempotencyBegin in
+                    // A row that vanishes between the insert and the read (abandoned) is claimed by inserting again.
+                    for _ in 0..<5 {
+                        guard let row = try db.query("""
+                            SELECT request_hash, status, body, intent, owner, created_ms,
+                                   owner IS NOT NULL AND owner <> $3 AND twobits_owner_alive(owner) AS alive
+                            FROM idempotency_keys WHERE client = $1 AND key = $2 FOR UPDATE
+                            """, [.text(client), .text(key), .text(owner)]).first else {
+                            if try !db.query(insert, fresh).isEmpty { return .started }
+                            continue
+                        }
+                        if (row.int64("created_ms") ?? 0) < cutoff {
+                            try db.query("""
+                                UPDATE idempotency_keys SET request_hash = $3, created_ms = $4, owner = $5, intent = NULL, status = NULL, body = NULL
+                                WHERE client = $1 AND key = $2
+                                """, fresh)
+                            return .started
+                        }
+                        guard row.string("request_hash") == requestHash else { return .conflict }
+                        if let status = row.int("status") { return .replay(status: status, body: row.bytes("body") ?? Data()) }
+                        if row.string("owner") == owner || row.bool("alive") == true { return .inProgress }
+                        try db.query("UPDATE idempotency_keys SET owner = $1 WHERE client = $2 AND key = $3", [.text(owner), .text(client), .text(key)])
+                        return .unfinished(intent: row.string("intent"))
+                    }
+                    // Claimed and given back five times over during this call: let the pool run it again.
+                    throw PostgresError(sqlState: "40001", message: "the idempotency key kept changing")
                 }
-                guard row.string("request_hash") == requestHash else { return .conflict }
-                if let status = row.int("status") { return .replay(status: status, body: row.bytes("body") ?? Data()) }
-                if row.string("owner") == owner || row.bool("alive") == true { return .inProgress }
-                try db.query("UPDATE idempotency_keys SET owner = $1 WHERE client = $2 AND key = $3", [.text(owner), .text(client), .text(key)])
-                return .unfinished(intent: row.string("intent"))
             }
             // Keys past the window, swept at most once a second per instance and by one replica at a time.
             sweeper.sweepIfDue(table: "idempotency_keys", nowMS: nowMS) { () throws(PostgresError) in
@@ -68,10 +83,12 @@ extension PostgresLedger {
 
     public func abandonIdempotent(client: String, key: String) async throws(StorageError) {
         try await run { db throws(PostgresError) in
-            try db.transaction { db throws(PostgresError) in
-                try db.query("DELETE FROM idempotency_keys WHERE client = $1 AND key = $2 AND status IS NULL AND intent IS NULL", [.text(client), .text(key)])
-                try db.query("UPDATE idempotency_keys SET owner = NULL WHERE client = $1 AND key = $2 AND status IS NULL", [.text(client), .text(key)])
-            }
+            // One statement, one round trip: the two touch disjoint rows (with and without an intent), as
+            // SQLite's delete-then-update does.
+            try db.query("""
+                WITH forgotten AS (DELETE FROM idempotency_keys WHERE client = $1 AND key = $2 AND status IS NULL AND intent IS NULL)
+                UPDATE idempotency_keys SET owner = NULL WHERE client = $1 AND key = $2 AND status IS NULL AND intent IS NOT NULL
+                """, [.text(client), .text(key)])
         }
     }
 }

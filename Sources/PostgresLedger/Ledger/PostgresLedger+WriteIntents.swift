@@ -7,26 +7,25 @@ extension PostgresLedger {
         let values = Self.values(event)
         let at = event.at
         let instance = self.instance
+        // One statement (atomic as a transaction), one round trip.
         try await run { db throws(PostgresError) in
-            try db.transaction { db throws(PostgresError) in
-                try db.query("INSERT INTO audit_events (\(Self.auditColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)", values)
-                try db.query("""
-                    INSERT INTO write_intents (intent_id, token_prefix, bits, month, success_result, created_ms, owner) VALUES ($1, $2, $3, $4, $5, $6, $7)
-                    """, [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits), .text(intent.month), .text(intent.successResult),
-                          .ms(at), .text(instance)])
-            }
+            try db.query("""
+                WITH event AS (INSERT INTO audit_events (\(Self.auditColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11))
+                INSERT INTO write_intents (intent_id, token_prefix, bits, month, success_result, created_ms, owner)
+                VALUES ($12, $13, $14, $15, $16, $17, $18)
+                """, values + [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits), .text(intent.month), .text(intent.successResult),
+                               .ms(at), .text(instance)])
         }
     }
 
     public func resolveWriteIntent(id: String, result: String, bitsAfter: String?, reason: String?, transactionID: String?) async throws(StorageError) {
+        // One statement: the event settled and, unless the result is still unknown, the intent forgotten.
         try await run { db throws(PostgresError) in
-            try db.transaction { db throws(PostgresError) in
-                try db.query("""
-                    UPDATE audit_events SET result = $1, bits_after = $2, reason = $3, transaction_id = $4
-                    WHERE intent_id = $5 AND result IN ('pending', 'unknown')
-                    """, [.text(result), .optional(bitsAfter), .optional(reason), .optional(transactionID), .text(id)])
-                if result != "unknown" { try db.query("DELETE FROM write_intents WHERE intent_id = $1", [.text(id)]) }
-            }
+            try db.query("""
+                WITH settled AS (UPDATE audit_events SET result = $1, bits_after = $2, reason = $3, transaction_id = $4
+                                 WHERE intent_id = $5 AND result IN ('pending', 'unknown'))
+                DELETE FROM write_intents WHERE intent_id = $5 AND $1 <> 'unknown'
+                """, [.text(result), .optional(bitsAfter), .optional(reason), .optional(transactionID), .text(id)])
         }
     }
 
