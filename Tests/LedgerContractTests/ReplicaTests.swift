@@ -205,6 +205,27 @@ struct ReplicaTests {
         #expect(ContinuousClock.now - start < .seconds(1))
     }
 
+    @Test func healthSaysWhyWithoutThePasswordWhenTheDatabaseIsGone() async throws {
+        guard let store = try PostgresStore.make() else { return }
+        let ledger = try PostgresLedger(uri: store.uri)   // not the store's: destroy() must not close it
+        defer { ledger.close() }
+        _ = try await ledger.schemaVersion()
+        store.destroy()   // DROP DATABASE … WITH (FORCE): every session ends, and no new one can start
+        let password = try #require(URLComponents(string: store.uri)?.password)
+        for _ in 0..<3 {
+            let start = ContinuousClock.now
+            do {
+                try await ledger.checkHealth()
+                Issue.record("healthy without a database")
+            } catch {
+                #expect(error.message.hasPrefix("PostgreSQL unreachable: "), "\(error.message)")
+                #expect(!error.description.contains(password) && !error.description.contains("postgresql://"))
+            }
+            await #expect(throws: StorageError.self) { try await ledger.record(AuditEvent(client: "c", action: "x", result: "ok")) }
+            #expect(ContinuousClock.now - start < .seconds(1))
+        }
+    }
+
     @Test func terminatedConnectionsAreReplacedWithoutARestart() async throws {
         try await withPostgres { store in
             let ledger = try store.openPostgres(poolSize: 2)
