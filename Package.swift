@@ -62,7 +62,7 @@ let package = Package(
             "UseCases", "DeviceCheck", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
         ], swiftSettings: layered),
         .executableTarget(name: "twobits", dependencies: [
-            "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "AppAttest",
+            "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "PostgresLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "AppAttest",
         ], swiftSettings: layered),
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
         .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),
@@ -84,6 +84,8 @@ let package = Package(
         .testTarget(name: "DeviceCheckTests", dependencies: ["DeviceCheck", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "Locking", "ChildProcess", "SeededRandom"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom"]),
         .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "SeededRandom"]),
+        // The ledger's contract, the same cases over SQLite and PostgreSQL, and PostgreSQL's cross-replica guarantees.
+        .testTarget(name: "LedgerContractTests", dependencies: ["Ledger", "SQLiteLedger", "PostgresLedger", "Locking"]),
         .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
