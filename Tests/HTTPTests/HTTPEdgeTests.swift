@@ -41,6 +41,13 @@ final class RawClient {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// The first bytes of an answer (one receive), the connection left open: proof the server accepted it.
+    func readSome() -> String {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
+    }
+
     /// True when the server has closed the connection (end of file or reset) within the receive timeout.
     var closedByServer: Bool {
         var byte: UInt8 = 0
@@ -217,9 +224,13 @@ final class RawClient {
         var config = HTTPServerConfiguration(threads: 2)
         config.maxConnections = 3
         try await withServer(config, handler: { _ in .text(200, "ok") }) { server in
+            // Each held connection is answered (kept alive) before the extra ones: a fixed sleep was not
+            // enough for the server to have accepted all three on a loaded machine.
             let held = try (0..<3).map { _ in try RawClient(port: server.port) }
-            for client in held { client.send("GET /x HTTP/1.1\r\nHost: x\r\n") }
-            try await Task.sleep(for: .milliseconds(100))
+            for client in held {
+                client.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(client.readSome().hasPrefix("HTTP/1.1 200"))
+            }
             for _ in 0..<4 {
                 let extra = try RawClient(port: server.port)
                 extra.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")

@@ -101,8 +101,10 @@ public final class HTTPServer: @unchecked Sendable {
         let ownGroup = givenGroup == nil ? EventLoopGroup(count: configuration.threads) : nil
         let group = givenGroup ?? ownGroup!
         // Each daemon may hold every connection (the kernel's spread is uneven); the accept policy
-        // enforces the global and per-IP caps over all of them.
-        let limits = twobits_mhd_limits(connection_limit: UInt32(maxConnections),
+        // enforces the global and per-IP caps over all of them. One more than the cap: a daemon holding every
+        // connection must still accept the next one, for the policy to refuse and close it; at its own limit
+        // MHD stops accepting, and the connection would wait in the kernel's backlog instead.
+        let limits = twobits_mhd_limits(connection_limit: UInt32(maxConnections + 1),
                                         connection_timeout_s: UInt32(configuration.connectionTimeoutSeconds),
                                         memory_limit: configuration.connectionMemoryBytes)
         var daemons: [LoopDaemon] = []
