@@ -14,9 +14,8 @@ public final class PostgresLedger: Ledger {
     /// Kept for `importTables`/`tableCounts`, which open a connection of their own; never printed.
     private let uri: String
     let sweeper = ExpirySweeper()
-    /// The last readiness probe: when it ran and what it found, reused for `healthProbeInterval`.
-    private let lastProbe = Lock<(at: ContinuousClock.Instant, error: StorageError?)?>(nil)
-    let healthProbeInterval: Duration = .milliseconds(1500)
+    /// The last readiness probe's verdict, reused for 1.5 s.
+    private let lastProbe = HealthVerdictCache(interval: .milliseconds(1500))
 
     /// Connects (fails with a clear StorageError if the server cannot be reached), applies migrations unless told not to.
     /// A schema newer than this build is refused; without `applyMigrations`, so is an older one (run `twobits migrate`).
@@ -63,15 +62,12 @@ public final class PostgresLedger: Ledger {
         presence.close()
     }
 
-    /// Proves the database takes a write: a one-row upsert at most every `healthProbeInterval` (the
+    /// Proves the database takes a write: a one-row upsert at most every 1.5 s (the
     /// verdict is cached in between). The error says why ("PostgreSQL unreachable: …", "no PostgreSQL
     /// connection free…"), never the URI.
     public func checkHealth() async throws(StorageError) {
+        if try lastProbe.recent() { return }
         let now = ContinuousClock.now
-        if let cached = lastProbe.withLock({ $0 }), now - cached.at < healthProbeInterval {
-            if let error = cached.error { throw error }
-            return
-        }
         var failure: StorageError?
         do {
             let nowMS = Self.ms(Date())
@@ -80,8 +76,7 @@ public final class PostgresLedger: Ledger {
                              [.integer(nowMS)])
             }
         } catch { failure = error }
-        lastProbe.withLock { $0 = (now, failure) }
-        if let failure { throw failure }
+        try lastProbe.remember(failure, at: now)
     }
 
     @discardableResult

@@ -11,17 +11,15 @@ public final class SQLiteLedger: Ledger {
     /// Nil for an in-memory database, or when SQLite's automatic (inline) checkpoints were asked for.
     private let checkpointer: WALCheckpointer?
     private let sweeper = ExpirySweeper()
-    /// The last readiness probe: when it ran and what it found, reused for `healthProbeInterval`.
-    private let lastProbe = Lock<(at: ContinuousClock.Instant, error: StorageError?)?>(nil)
-    /// How long a readiness probe's verdict is reused: `/readyz` may be polled often, a write each time is waste.
-    let healthProbeInterval: Duration
+    /// The last readiness probe's verdict, reused for `healthProbeInterval` (see `init`).
+    private let lastProbe: HealthVerdictCache
 
     /// Opens or creates the file and applies pending migrations. `healthProbeInterval`: how long the
     /// verdict of `checkHealth`'s write probe is reused. `checkpointInterval`: the longest time between
     /// two background checkpoints (one also starts when the log reaches 1000 pages); nil leaves
     /// checkpoints to SQLite, inline in the commit that crosses 1000 pages (for comparison in the benchmark).
     public init(path: String, healthProbeInterval: Duration = .seconds(2), checkpointInterval: Duration? = .seconds(1)) throws(StorageError) {
-        self.healthProbeInterval = healthProbeInterval
+        lastProbe = HealthVerdictCache(interval: healthProbeInterval)
         do throws(SQLiteError) {
             db = try SQLiteConnection(path: path)
             try SchemaMigrations.apply(to: db)
@@ -48,11 +46,8 @@ public final class SQLiteLedger: Ledger {
     /// verdict is cached in between), and at every call that the open file is still the file at its path.
     public func checkHealth() throws(StorageError) {
         do { try db.verifyFileIdentity() } catch { throw StorageError(error) }
+        if try lastProbe.recent() { return }
         let now = ContinuousClock.now
-        if let cached = lastProbe.withLock({ $0 }), now - cached.at < healthProbeInterval {
-            if let error = cached.error { throw error }
-            return
-        }
         var failure: StorageError?
         do {
             _ = try db.transaction { tx throws(SQLiteError) in
@@ -60,8 +55,7 @@ public final class SQLiteLedger: Ledger {
                              [.integer(Int64((Date().timeIntervalSince1970 * 1000).rounded()))])
             }
         } catch { failure = StorageError(error) }
-        lastProbe.withLock { $0 = (now, failure) }
-        if let failure { throw failure }
+        try lastProbe.remember(failure, at: now)
     }
 
     @discardableResult
