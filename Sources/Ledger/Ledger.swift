@@ -48,6 +48,14 @@ public protocol Ledger: Sendable {
     func pendingActions() async throws(StorageError) -> [PendingDeviceAction]
     func pendingAction(installID: String) async throws(StorageError) -> PendingDeviceAction?
     func removePendingAction(installID: String) async throws(StorageError)
+    /// Takes the order for `installID` for this process to apply: nil when there is none, or when a live
+    /// process (this one, or another replica) has taken it and is applying it. An order taken by a process
+    /// that died is taken over. Exactly one of several processes racing for it gets it.
+    func claimPendingAction(installID: String) async throws(StorageError) -> PendingDeviceAction?
+    /// After the write: removes the order this process took (not a newer one set since).
+    func completePendingAction(installID: String) async throws(StorageError)
+    /// After a failed or skipped write: gives the order this process took back, for the next install.
+    func releasePendingAction(installID: String) async throws(StorageError)
 
     // Replay protection
     /// True the first time a device-token digest is seen within its window; false on reuse.

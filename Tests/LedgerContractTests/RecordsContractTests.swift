@@ -31,6 +31,48 @@ struct RecordsContractTests {
     }
 
     @Test(arguments: Backend.all)
+    func aPendingOrderIsTakenOnceReleasedOrCompleted(_ backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ledger = try store.open()
+            let ban = PendingDeviceAction(installID: "a", kind: .ban, reason: "fraud", client: "admin", createdAt: .ms(1_000))
+            #expect(try await ledger.claimPendingAction(installID: "a") == nil, "nothing pending")
+            try await ledger.setPendingAction(ban)
+            #expect(try await ledger.claimPendingAction(installID: "a") == ban)
+            #expect(try await ledger.claimPendingAction(installID: "a") == nil, "taken by this live process: a twin leaves it")
+            #expect(try await ledger.pendingAction(installID: "a") == ban, "still listed while it is applied")
+
+            try await ledger.releasePendingAction(installID: "a")
+            #expect(try await ledger.claimPendingAction(installID: "a") == ban, "given back, taken again")
+            try await ledger.completePendingAction(installID: "a")
+            #expect(try await ledger.pendingAction(installID: "a") == nil)
+
+            // A newer order set while the older one is being applied survives the older one's completion.
+            try await ledger.setPendingAction(ban)
+            #expect(try await ledger.claimPendingAction(installID: "a") == ban)
+            let unban = PendingDeviceAction(installID: "a", kind: .unban, reason: "appeal", client: "admin", createdAt: .ms(2_000))
+            try await ledger.setPendingAction(unban)
+            try await ledger.completePendingAction(installID: "a")
+            #expect(try await ledger.pendingAction(installID: "a") == unban)
+            #expect(try await ledger.claimPendingAction(installID: "a") == unban)
+        }
+    }
+
+    /// Another process (the next start on the same SQLite file, or another replica) takes over an order
+    /// whose taker has stopped.
+    @Test(arguments: Backend.all)
+    func anOrderTakenByAStoppedProcessIsTakenOver(_ backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let first = try store.open()
+            let ban = PendingDeviceAction(installID: "a", kind: .ban, reason: nil, client: "admin", createdAt: .ms(1_000))
+            try await first.setPendingAction(ban)
+            #expect(try await first.claimPendingAction(installID: "a") == ban)
+            store.stop(first)
+            let next = try store.open()
+            #expect(try await next.claimPendingAction(installID: "a") == ban)
+        }
+    }
+
+    @Test(arguments: Backend.all)
     func aDeviceTokenIsAcceptedOnceWithinItsWindow(_ backend: Backend) async throws {
         try await withStore(backend) { store in
             let ledger = try store.open()

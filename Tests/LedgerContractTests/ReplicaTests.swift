@@ -24,6 +24,20 @@ struct ReplicaTests {
         }
     }
 
+    /// Installs of one device reaching three replicas at once: one replica takes the pending order; while
+    /// it lives the others leave it alone.
+    @Test func aPendingOrderRacedOnThreeReplicasIsTakenOnce() async throws {
+        try await withPostgres { store in
+            let replicas = try (0..<3).map { _ in try store.openPostgres() }
+            try await replicas[0].setPendingAction(PendingDeviceAction(installID: "inst", kind: .ban, reason: nil, client: "admin", createdAt: now))
+            let taken = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for i in 0..<12 { group.addTask { try await replicas[i % 3].claimPendingAction(installID: "inst") != nil } }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(taken.filter { $0 }.count == 1)
+        }
+    }
+
     @Test func aTokenIDRacedOnThreeReplicasIsConsumedOnce() async throws {
         try await withPostgres { store in
             let replicas = try (0..<3).map { _ in try store.openPostgres() }

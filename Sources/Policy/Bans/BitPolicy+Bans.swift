@@ -42,14 +42,27 @@ extension BitPolicy {
     /// Returns the device's meaning after the write and what was applied; nil when nothing was pending.
     public func applyPending(installID: String, token: DeviceToken, meaning: DeviceMeaning, client: String) async throws(PolicyError) -> (DeviceMeaning, PendingDeviceAction.Kind)? {
         guard layout.hasBanMeaning else { return nil }
+        // Taken, not just read: installs of one device arriving at once (on one process or several replicas)
+        // apply the order once; the others go on as if nothing were pending.
         let pending: PendingDeviceAction?
-        do { pending = try await ledger.pendingAction(installID: installID) } catch { throw .storage(error) }
-        guard let pending, try await mayApply(pending, to: meaning) else { return nil }
-        let newBits = bits(baseBits(for: meaning), banned: pending.kind == .ban)
-        try await write(token, bits: newBits, before: meaning, audit: AuditEvent(
-            client: client, action: .applied(pending.kind), subject: installID, result: "ok",
-            reason: [pending.reason, "ordered by \(pending.client)"].compactMap { $0 }.joined(separator: "; ")))
-        do { try await ledger.removePendingAction(installID: installID) } catch { throw .storage(error) }
+        do { pending = try await ledger.claimPendingAction(installID: installID) } catch { throw .storage(error) }
+        guard let pending else { return nil }
+        let newBits: Bits
+        do throws(PolicyError) {
+            guard try await mayApply(pending, to: meaning) else {
+                try? await ledger.releasePendingAction(installID: installID)
+                return nil
+            }
+            newBits = bits(baseBits(for: meaning), banned: pending.kind == .ban)
+            try await write(token, bits: newBits, before: meaning, audit: AuditEvent(
+                client: client, action: .applied(pending.kind), subject: installID, result: "ok",
+                reason: [pending.reason, "ordered by \(pending.client)"].compactMap { $0 }.joined(separator: "; ")))
+        } catch {
+            // Given back for the next install (a write that did land is harmlessly repeated then).
+            try? await ledger.releasePendingAction(installID: installID)
+            throw error
+        }
+        do { try await ledger.completePendingAction(installID: installID) } catch { throw .storage(error) }
         let after = self.meaning(of: .state(BitState(bits: newBits, lastUpdated: currentMonth)))
         return (after, pending.kind)
     }

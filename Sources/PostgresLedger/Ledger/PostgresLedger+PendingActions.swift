@@ -5,7 +5,8 @@ extension PostgresLedger {
         try await run { db throws(PostgresError) in
             try db.query("""
                 INSERT INTO pending_actions (install_id, kind, reason, client, created_ms) VALUES ($1, $2, $3, $4, $5)
-                ON CONFLICT (install_id) DO UPDATE SET kind = excluded.kind, reason = excluded.reason, client = excluded.client, created_ms = excluded.created_ms
+                ON CONFLICT (install_id) DO UPDATE SET kind = excluded.kind, reason = excluded.reason, client = excluded.client, created_ms = excluded.created_ms,
+                    claimed_by = NULL
                 """, [.text(action.installID), .text(action.kind.rawValue), .optional(action.reason), .text(action.client), .ms(action.createdAt)])
         }
     }
@@ -21,6 +22,33 @@ extension PostgresLedger {
 
     public func removePendingAction(installID: String) async throws(StorageError) {
         try await run { db throws(PostgresError) in try db.query("DELETE FROM pending_actions WHERE install_id = $1", [.text(installID)]) }
+    }
+
+    /// The row lock of the `UPDATE` serialises racing replicas: the first takes the order, the others then
+    /// see it taken by a live replica (its presence lock held) and get nil.
+    public func claimPendingAction(installID: String) async throws(StorageError) -> PendingDeviceAction? {
+        let instance = self.instance
+        return try await run { db throws(PostgresError) in
+            try db.query("""
+                UPDATE pending_actions SET claimed_by = $2 WHERE install_id = $1
+                AND (claimed_by IS NULL OR (claimed_by <> $2 AND NOT twobits_owner_alive(claimed_by)))
+                RETURNING *
+                """, [.text(installID), .text(instance)])
+        }.compactMap(Self.pending).first
+    }
+
+    public func completePendingAction(installID: String) async throws(StorageError) {
+        let instance = self.instance
+        try await run { db throws(PostgresError) in
+            try db.query("DELETE FROM pending_actions WHERE install_id = $1 AND claimed_by = $2", [.text(installID), .text(instance)])
+        }
+    }
+
+    public func releasePendingAction(installID: String) async throws(StorageError) {
+        let instance = self.instance
+        try await run { db throws(PostgresError) in
+            try db.query("UPDATE pending_actions SET claimed_by = NULL WHERE install_id = $1 AND claimed_by = $2", [.text(installID), .text(instance)])
+        }
     }
 
     private static func pending(_ r: PostgresRow) -> PendingDeviceAction? {

@@ -92,6 +92,12 @@ enum PostgresMigrations {
             )
         $$
         """,
+        // 2: which replica has taken a pending order to apply it (`claimPendingAction`): installs of one
+        // device reaching several replicas at once apply it once; an order taken by a replica that died
+        // (its presence lock gone) is taken over.
+        """
+        ALTER TABLE pending_actions ADD COLUMN claimed_by TEXT
+        """,
     ]
 
     static var latest: Int { steps.count }

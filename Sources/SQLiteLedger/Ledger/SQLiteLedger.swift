@@ -8,6 +8,8 @@ import Locking
 /// the WAL checkpoints, which fsync, run on a thread of their own (`WALCheckpointer`).
 public final class SQLiteLedger: Ledger {
     let db: SQLiteConnection
+    /// This ledger instance, as the taker of pending orders (`claimPendingAction`).
+    let instance = "sqlite-" + UUID().uuidString
     /// Nil for an in-memory database, or when SQLite's automatic (inline) checkpoints were asked for.
     private let checkpointer: WALCheckpointer?
     private let sweeper = ExpirySweeper()
@@ -208,7 +210,8 @@ public final class SQLiteLedger: Ledger {
         try run { () throws(SQLiteError) in
             try db.query("""
                 INSERT INTO pending_actions (install_id, kind, reason, client, created_ms) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(install_id) DO UPDATE SET kind = excluded.kind, reason = excluded.reason, client = excluded.client, created_ms = excluded.created_ms
+                ON CONFLICT(install_id) DO UPDATE SET kind = excluded.kind, reason = excluded.reason, client = excluded.client, created_ms = excluded.created_ms,
+                    claimed_by = NULL
                 """, [.text(action.installID), .text(action.kind.rawValue), .optional(action.reason), .text(action.client),
                       .integer(Int64((action.createdAt.timeIntervalSince1970 * 1000).rounded()))])
         }
@@ -225,6 +228,27 @@ public final class SQLiteLedger: Ledger {
 
     public func removePendingAction(installID: String) throws(StorageError) {
         try run { () throws(SQLiteError) in try db.query("DELETE FROM pending_actions WHERE install_id = ?", [.text(installID)]) }
+    }
+
+    /// One process uses a SQLite file: an order taken under another instance id was taken by a process that
+    /// has stopped, and is taken over; one taken by this instance is being applied by a twin request.
+    public func claimPendingAction(installID: String) throws(StorageError) -> PendingDeviceAction? {
+        try run { () throws(SQLiteError) in
+            try db.query("UPDATE pending_actions SET claimed_by = ? WHERE install_id = ? AND (claimed_by IS NULL OR claimed_by <> ?) RETURNING *",
+                         [.text(instance), .text(installID), .text(instance)])
+        }.compactMap(Self.pending).first
+    }
+
+    public func completePendingAction(installID: String) throws(StorageError) {
+        try run { () throws(SQLiteError) in
+            try db.query("DELETE FROM pending_actions WHERE install_id = ? AND claimed_by = ?", [.text(installID), .text(instance)])
+        }
+    }
+
+    public func releasePendingAction(installID: String) throws(StorageError) {
+        try run { () throws(SQLiteError) in
+            try db.query("UPDATE pending_actions SET claimed_by = NULL WHERE install_id = ? AND claimed_by = ?", [.text(installID), .text(instance)])
+        }
     }
 
     private static func pending(_ r: SQLiteRow) -> PendingDeviceAction? {

@@ -86,6 +86,11 @@ enum SchemaMigrations {
             activated_ms INTEGER NOT NULL
         )
         """,
+        // 5: which process has taken a pending order to apply it (`claimPendingAction`), so that two installs
+        // arriving at once apply it once; an order taken by a process that stopped is taken over.
+        """
+        ALTER TABLE pending_actions ADD COLUMN claimed_by TEXT
+        """,
     ]
 
     static func apply(to db: SQLiteConnection) throws(SQLiteError) {

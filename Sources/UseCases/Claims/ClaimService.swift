@@ -16,6 +16,8 @@ public struct ClaimService: Sendable {
     let policy: BitPolicy
     let ledger: any Ledger
     let events: any UseCaseEvents
+    /// Keys whose give-back failed, retried before each claim with a key.
+    let abandoned = AbandonedKeys()
 
     public init(policy: BitPolicy, ledger: any Ledger, events: any UseCaseEvents) {
         self.policy = policy
@@ -33,6 +35,7 @@ public struct ClaimService: Sendable {
         var resuming = false
         if let key = idempotencyKey {
             let fingerprint = SHA256Digest.hex("claim|\(id)|\(token.base64)")
+            await abandoned.retry(in: ledger)
             let begin: IdempotencyBegin
             do {
                 begin = try await ledger.beginIdempotent(client: client, key: key, requestHash: fingerprint, owner: Self.instance, now: Date())
@@ -66,8 +69,11 @@ public struct ClaimService: Sendable {
                 // Final answers are replayed; transient ones leave the key open for the retry.
                 if error.isFinal {
                     let answer = render(.refused(error))
-                    try? await ledger.completeIdempotent(client: client, key: key, status: answer.status, body: answer.body)
-                } else { try? await ledger.abandonIdempotent(client: client, key: key) }
+                    do { try await ledger.completeIdempotent(client: client, key: key, status: answer.status, body: answer.body) } catch {
+                        // Not stored: the retry runs the claim again rather than wait on a twin that is gone.
+                        await abandoned.giveBack(client: client, key: key, in: ledger)
+                    }
+                } else { await abandoned.giveBack(client: client, key: key, in: ledger) }
             }
             throw .refused(error)
         }
@@ -76,7 +82,7 @@ public struct ClaimService: Sendable {
             let answer = render(.claimed(outcome))
             do { try await ledger.completeIdempotent(client: client, key: key, status: answer.status, body: answer.body) } catch {
                 // Give the key back (its intent stays), so the retry resumes instead of waiting on a twin.
-                try? await ledger.abandonIdempotent(client: client, key: key)
+                await abandoned.giveBack(client: client, key: key, in: ledger)
                 throw .storage(error)
             }
         }
