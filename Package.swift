@@ -57,7 +57,7 @@ let package = Package(
 
         // Layer 5: the service: configuration, HTTP API (controllers map use cases onto HTTP), metrics, logs.
         .target(name: "TwoBitsService", dependencies: [
-            "UseCases", "DeviceCheck", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
+            "UseCases", "DeviceCheck", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
         ], swiftSettings: layered),
         .executableTarget(name: "twobits", dependencies: [
             "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto",

@@ -67,4 +67,12 @@ public protocol Ledger: Sendable {
     func recordKeyActivation(kid: String, at: Date) async throws(StorageError)
     /// The latest activation time of each key some server has activated.
     func keyActivations() async throws(StorageError) -> [String: Date]
+
+    /// Releases connections and threads at shutdown; later calls fail.
+    func close()
+}
+
+extension Ledger {
+    /// Nothing to release by default (SQLite's connection closes when the ledger goes).
+    public func close() {}
 }

@@ -3,7 +3,6 @@ import Foundation
 import HTTPServer
 import Policy
 import Ledger
-import SQLiteLedger
 import TokenSigning
 import TwoBitsCrypto
 import UseCases
@@ -53,9 +52,12 @@ public final class TwoBitsService: Sendable {
             tokens: developerTokens, observer: AppleCallMetrics(registry: metrics))
         self.apple = apple
 
-        let ledger: SQLiteLedger
-        do { ledger = try SQLiteLedger(path: configuration.database) } catch {
-            throw ConfigurationError("database", "\(error) (check the path and that its directory is writable)")
+        let ledger: any Ledger
+        do { ledger = try configuration.database.openLedger(pool: configuration.databasePool) } catch {
+            switch configuration.database {
+            case .sqlite: throw ConfigurationError("database", "\(error) (check the path and that its directory is writable)")
+            case .postgres: throw ConfigurationError("database", "\(error) (\(configuration.database): check that PostgreSQL runs and accepts this role)")
+            }
         }
         self.ledger = ledger
         let policy = BitPolicy(configuration: configuration.policy, apple: apple, ledger: ledger)
@@ -122,6 +124,11 @@ public final class TwoBitsService: Sendable {
         } catch {
             if case .storage(let e) = error { logger.log(.error, "could not reconcile interrupted Apple writes", ["detail": .string(e.message)]) }
         }
+        if let keys = tokenExchange?.keys {
+            do throws(StorageError) { try await keys.shareActivation() } catch {
+                throw ConfigurationError("database", "cannot record the signing key's activation: \(error.message)")
+            }
+        }
         // Warnings come before the port opens, so a client (or a test) that sees the service ready has them in the log.
         for warning in configuration.operatorWarnings() { logger.log(.warning, warning.message, ["path": .string(warning.path)]) }
         if let debugSecrets, case let count = await debugSecrets.refusedByEnvironment(), count > 0 {
@@ -132,7 +139,7 @@ public final class TwoBitsService: Sendable {
         logger.log(.info, "listening", [
             "address": .string("\(configuration.listenHost):\(server.port)"),
             "apple": .string(configuration.apple.loggableBaseURL), "environment": .string(configuration.apple.environment.rawValue),
-            "layout": .string(configuration.policy.layout.description),
+            "layout": .string(configuration.policy.layout.description), "database": .string(configuration.database.description),
             "open_files_limit": .int(server.limits.openFiles.soft), "max_connections": .int(server.limits.maxConnections),
             "max_connections_per_ip": .int(configuration.server.maxConnectionsPerIP),
         ])
@@ -146,6 +153,7 @@ public final class TwoBitsService: Sendable {
     public func shutdown() async {
         logger.log(.info, "shutting down", ["in_flight": .int(server.requestsInFlight)])
         await server.shutdown(graceMilliseconds: configuration.server.shutdownGraceMilliseconds)
+        ledger.close()
         logger.log(.info, "stopped")
         logger.flush()
     }

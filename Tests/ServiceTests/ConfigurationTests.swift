@@ -95,12 +95,48 @@ import TwoBitsService
         #expect(c.listenHost == "0.0.0.0" && c.listenPort == 9999)
         #expect(c.apple.effectiveBaseURL == "http://127.0.0.1:1")
         #expect(c.apple.environment == .development)
-        #expect(c.database == "/tmp/x.sqlite")
+        #expect(c.database == .sqlite(path: "/tmp/x.sqlite"))
     }
 
     @Test func withoutAnOverrideTheClientCallsApple() throws {
         let c = try ServiceConfiguration.parse(Data(config().utf8), baseDirectory: directory)
         #expect(c.apple.effectiveBaseURL == "https://api.devicecheck.apple.com")
         #expect(c.apple.environment == .production)
+    }
+}
+
+/// `database` names a SQLite file or a PostgreSQL URI; the URI's password never shows.
+@Suite struct DatabaseLocationTests {
+    @Test func aURIIsPostgresAndAnythingElseAFile() {
+        #expect(DatabaseLocation("postgresql://u@db/twobits") == .postgres(uri: "postgresql://u@db/twobits"))
+        #expect(DatabaseLocation("POSTGRES://u@db/twobits") == .postgres(uri: "POSTGRES://u@db/twobits"))
+        #expect(DatabaseLocation("ledger.sqlite", baseDirectory: "/etc/twobits") == .sqlite(path: "/etc/twobits/ledger.sqlite"))
+        #expect(DatabaseLocation("/var/lib/twobits/t.sqlite", baseDirectory: "/etc/twobits") == .sqlite(path: "/var/lib/twobits/t.sqlite"))
+        // A URI is never resolved against the configuration's directory.
+        #expect(DatabaseLocation("postgres:///twobits?host=/run/postgresql", baseDirectory: "/etc") == .postgres(uri: "postgres:///twobits?host=/run/postgresql"))
+    }
+
+    @Test(arguments: [
+        ("postgresql://twobits:s3cr%40t@db.internal:5432/twobits?sslmode=verify-full", "postgresql://twobits:***@db.internal:5432/twobits?sslmode=verify-full"),
+        ("postgres://twobits@db/twobits?password=s3cr%40t&sslmode=require", "postgres://twobits@db/twobits?password=***&sslmode=require"),
+        ("postgresql://a:b:c@h/d?PASSWORD=x", "postgresql://a:***@h/d?PASSWORD=***"),
+        ("postgresql://user:p@ss@host/db", "postgresql://user:***@host/db"),
+        ("postgresql:///twobits?host=/tmp", "postgresql:///twobits?host=/tmp"),
+    ])
+    func thePasswordIsMaskedWhereverTheLocationIsShown(uri: String, shown: String) {
+        #expect(DatabaseLocation(uri).description == shown)
+    }
+
+    @Test func poolSettingsAreReadAndBounded() throws {
+        let base = #"{"apple":{"team_id":"T","key_id":"K","private_key_file":"k.p8"},"database":"postgresql://u:pw@h/d","#
+        let c = try ServiceConfiguration.parse(Data((base + #""database_pool_size":3,"database_pool_wait_ms":150}"#).utf8))
+        #expect(c.databasePool == .init(size: 3, waitMilliseconds: 150))
+        #expect(throws: ConfigurationError.self) { try ServiceConfiguration.parse(Data((base + #""database_pool_size":0}"#).utf8)) }
+        do {
+            _ = try ServiceConfiguration.parse(Data((base + #""database_pool_wait_ms":-1}"#).utf8))
+            Issue.record("a negative wait was accepted")
+        } catch {
+            #expect(!"\(error)".contains("pw"))
+        }
     }
 }

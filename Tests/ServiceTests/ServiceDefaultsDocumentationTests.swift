@@ -9,6 +9,8 @@ import TwoBitsService
     static let documented: [(section: String, field: String, value: String)] = [
         ("Top level", "listen", "`\"\(ServiceDefaults.listen)\"`"),
         ("Top level", "database", "`\"\(ServiceDefaults.database)\"`"),
+        ("Top level", "database_pool_size", "`\(ServiceDefaults.DatabasePool.size)`"),
+        ("Top level", "database_pool_wait_ms", "`\(ServiceDefaults.DatabasePool.waitMilliseconds)`"),
         ("`apple`", "environment", "`\"\(ServiceDefaults.Apple.environment)\"`"),
         ("`apple`", "timeout_ms", "`\(ServiceDefaults.Apple.timeoutMilliseconds)`"),
         ("`apple`", "max_in_flight", "`\(ServiceDefaults.Apple.maxInFlight)`"),
@@ -48,7 +50,8 @@ import TwoBitsService
     @Test func anEmptyConfigurationGetsTheDeclaredDefaults() throws {
         let configuration = try ServiceConfiguration.parse(Data(#"{"apple":{"team_id":"T","key_id":"K","private_key_file":"k.p8"},"server":{}}"#.utf8))
         #expect("\(configuration.listenHost):\(configuration.listenPort)" == ServiceDefaults.listen)
-        #expect(configuration.database == ServiceDefaults.database)
+        #expect(configuration.database == .sqlite(path: ServiceDefaults.database))
+        #expect(configuration.databasePool == .init(size: ServiceDefaults.DatabasePool.size, waitMilliseconds: ServiceDefaults.DatabasePool.waitMilliseconds))
         #expect(configuration.apple.environment.rawValue == ServiceDefaults.Apple.environment)
         #expect(configuration.apple.timeoutMilliseconds == ServiceDefaults.Apple.timeoutMilliseconds)
         #expect(configuration.apple.maxInFlight == ServiceDefaults.Apple.maxInFlight)

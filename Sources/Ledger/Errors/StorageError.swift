@@ -1,6 +1,20 @@
 /// The ledger could not read or write.
 public struct StorageError: Error, CustomStringConvertible, Sendable {
+    /// What kind of failure, for the public readiness answer (the message stays in the logs).
+    public enum Kind: String, Sendable {
+        /// The store refused or failed the statement (disk full, read-only, corrupt, constraint…).
+        case failed
+        /// The database server cannot be reached (down, restarting, network).
+        case unreachable
+        /// No connection became free within the configured wait.
+        case busy
+    }
+
     public let message: String
-    public init(_ message: String) { self.message = message }
+    public let kind: Kind
+    public init(_ message: String, kind: Kind = .failed) {
+        self.message = message
+        self.kind = kind
+    }
     public var description: String { "storage: \(message)" }
 }

@@ -110,10 +110,11 @@ public struct SigningKeyStore: Sendable {
     }
 
     /// Deletes retired keys whose every token has expired. Returns the deleted keys.
-    /// `maxTokenLifetime` must be at least the longest TTL any server was configured with.
-    public func prune(maxTokenLifetime: TimeInterval, now: Date = Date()) throws(SigningKeyError) -> [SigningKey] {
+    /// `maxTokenLifetime` must be at least the longest TTL any server was configured with. `activations`: the
+    /// directory's own when nil; pass them merged with the ledger's when servers share one.
+    public func prune(maxTokenLifetime: TimeInterval, activations: [String: Date]? = nil, now: Date = Date()) throws(SigningKeyError) -> [SigningKey] {
         let keys = try load()
-        let keep = Set(Self.verifying(keys, activations: activations(), maxTokenLifetime: maxTokenLifetime, now: now).map(\.kid))
+        let keep = Set(Self.verifying(keys, activations: activations ?? self.activations(), maxTokenLifetime: maxTokenLifetime, now: now).map(\.kid))
         var removed: [SigningKey] = []
         for key in keys where !keep.contains(key.kid) {
             do { try FileManager.default.removeItem(atPath: key.path) } catch { throw .io("cannot delete \(key.path): \(error)") }

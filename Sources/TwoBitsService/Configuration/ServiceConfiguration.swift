@@ -45,9 +45,22 @@ public struct ServiceConfiguration: Sendable {
         public var maxConnectionsPerIP = ServiceDefaults.Server.maxConnectionsPerIP
     }
 
+    /// PostgreSQL only: connections per process, and how long a request waits for one before 503.
+    public struct DatabasePool: Sendable, Equatable {
+        public var size: Int
+        public var waitMilliseconds: Int
+
+        public init(size: Int = ServiceDefaults.DatabasePool.size, waitMilliseconds: Int = ServiceDefaults.DatabasePool.waitMilliseconds) {
+            self.size = size
+            self.waitMilliseconds = waitMilliseconds
+        }
+    }
+
     public var listenHost: String
     public var listenPort: UInt16
-    public var database: String
+    /// The ledger: a SQLite file or a PostgreSQL URI (`DatabaseLocation`).
+    public var database: DatabaseLocation
+    public var databasePool: DatabasePool
     public var apple: Apple
     public var clients: [Client]
     public var server: Server
@@ -90,7 +103,10 @@ public struct ServiceConfiguration: Sendable {
         var reader = try ConfigReader(path: "", value: root)
 
         let (host, port) = try parseListen(reader.string("listen", default: ServiceDefaults.listen))
-        let database = resolve(try reader.string("database", default: ServiceDefaults.database), against: baseDirectory)
+        let database = DatabaseLocation(try reader.string("database", default: ServiceDefaults.database), baseDirectory: baseDirectory)
+        let databasePool = DatabasePool(
+            size: try reader.int("database_pool_size", default: ServiceDefaults.DatabasePool.size, range: 1...1_000),
+            waitMilliseconds: try reader.int("database_pool_wait_ms", default: ServiceDefaults.DatabasePool.waitMilliseconds, range: 10...60_000))
 
         guard var a = try reader.object("apple") else { throw ConfigurationError("apple", "is required (team_id, key_id, private_key_file)") }
         let environmentName = try a.string("environment", default: ServiceDefaults.Apple.environment)
@@ -161,7 +177,7 @@ public struct ServiceConfiguration: Sendable {
         let tokens = try TokenSettings.parse(&reader, baseDirectory: baseDirectory)
         try reader.rejectUnknownFields()
 
-        return ServiceConfiguration(listenHost: host, listenPort: port, database: database, apple: apple, clients: clients,
+        return ServiceConfiguration(listenHost: host, listenPort: port, database: database, databasePool: databasePool, apple: apple, clients: clients,
                                     server: server, policy: policy, tokens: tokens, file: nil)
     }
 

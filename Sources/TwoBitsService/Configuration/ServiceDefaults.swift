@@ -4,6 +4,12 @@ public enum ServiceDefaults {
     public static let listen = "127.0.0.1:8080"
     public static let database = "twobits.sqlite"
 
+    /// PostgreSQL's connections: each serves one ledger call at a time on a thread of its own.
+    public enum DatabasePool {
+        public static let size = 8
+        public static let waitMilliseconds = 2_000
+    }
+
     public enum Apple {
         public static let environment = "production"
         public static let timeoutMilliseconds = 5_000

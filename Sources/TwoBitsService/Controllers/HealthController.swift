@@ -27,8 +27,12 @@ struct HealthController: Sendable {
         checks["apple_key"] = developerTokens.current().jwt.split(separator: ".").count == 3 ? "ok" : "failed"
         // A write is proven (at most every few seconds); SQLite's text stays out of this public answer.
         do { try await ledger.checkHealth(); checks["storage"] = "ok" } catch {
-            checks["storage"] = "failed: the ledger cannot be written"
-            logger.log(.error, "readiness: the ledger cannot be written", ["detail": .string(error.message)])
+            switch error.kind {
+            case .failed: checks["storage"] = "failed: the ledger cannot be written"
+            case .unreachable: checks["storage"] = "failed: the database cannot be reached"
+            case .busy: checks["storage"] = "failed: no database connection became free in time"
+            }
+            logger.log(.error, "readiness: the ledger cannot be written", ["detail": .string(error.message), "kind": .string(error.kind.rawValue)])
         }
         if let keys { checks["signing_keys"] = keys.hasSigningKey ? "ok" : "failed: no signing key" }
         let ready = checks.values.allSatisfy { $0 == "ok" }

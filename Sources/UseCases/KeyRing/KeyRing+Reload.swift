@@ -1,3 +1,4 @@
+import Foundation
 import Ledger
 public import TokenSigning
 
@@ -8,8 +9,15 @@ extension KeyRing {
         let all = try store.load()
         let newest = all.last!
         let previous = snapshot().issuer.key.kid
-        if previous != newest.kid { try store.recordActivation(of: newest) }
-        let fresh = Self.keys(all, signing: newest, store: store, settings: settings)
+        if previous != newest.kid {
+            // The ledger first: a key other replicas do not know as activated must not start signing here.
+            do throws(StorageError) { try await ledger.recordKeyActivation(kid: newest.kid, at: Date()) } catch {
+                throw .io("cannot record the activation of \(newest.kid) in the ledger: \(error.message)")
+            }
+            try store.recordActivation(of: newest)
+        }
+        let shared = self.shared.withLock { $0.activations }
+        let fresh = Self.keys(all, signing: newest, store: store, settings: settings, shared: shared)
         keys.withLock { $0 = fresh }
         if previous != newest.kid {
             _ = try? await ledger.record(AuditEvent(client: "server", action: .keysActivated, subject: newest.kid, result: "ok",

@@ -20,6 +20,10 @@ public final class KeyRing: Sendable {
     let store: SigningKeyStore
     let ledger: any Ledger
     let keys: Lock<Keys>
+    /// Activation times recorded in the ledger by every server (with PostgreSQL, every replica), as last read,
+    /// and whether a read is under way. Read off the request path, so the JWKS and verification never wait
+    /// on storage (and keep working while it is down).
+    let shared = Lock<(activations: [String: Date], refreshing: Bool)>(([:], false))
 
     /// Loads the directory; the newest key signs (its activation is recorded for the other servers).
     public init(settings: TokenSettings, ledger: any Ledger) throws(SigningKeyError) {
@@ -29,13 +33,15 @@ public final class KeyRing: Sendable {
         self.store = store
         let all = try store.load()
         try store.recordActivation(of: all.last!)
-        keys = Lock(Self.keys(all, signing: all.last!, store: store, settings: settings))
+        keys = Lock(Self.keys(all, signing: all.last!, store: store, settings: settings, shared: [:]))
     }
 
-    /// The signing key, the verifier and the JWKS for the keys in the directory.
-    static func keys(_ all: [SigningKey], signing: SigningKey, store: SigningKeyStore, settings: TokenSettings, now: Date = Date()) -> Keys {
+    /// The signing key, the verifier and the JWKS for the keys in the directory. Activation times are the
+    /// latest of this directory's `.activated` files and the ledger's `shared` ones.
+    static func keys(_ all: [SigningKey], signing: SigningKey, store: SigningKeyStore, settings: TokenSettings,
+                     shared: [String: Date], now: Date = Date()) -> Keys {
         let lifetime = settings.maxTokenLifetime
-        let activations = store.activations()
+        let activations = store.activations().merging(shared, uniquingKeysWith: max)
         var live = SigningKeyStore.verifying(all, activations: activations, maxTokenLifetime: lifetime, now: now)
         if !live.contains(where: { $0.kid == signing.kid }) { live.append(signing) }
         let retirements = SigningKeyStore.retirements(all, activations: activations)
@@ -73,11 +79,39 @@ public final class KeyRing: Sendable {
         return snapshot().verifier
     }
 
-    /// Recomputes which keys verify, keeping the signing key (only a reload or a restart changes that).
+    /// Recomputes which keys verify, keeping the signing key (only a reload or a restart changes that), and
+    /// starts a read of the ledger's activation times for the next rebuild.
     private func refreshVerification() {
-        let current = snapshot().issuer.key
+        rebuild()
+        let start = shared.withLock { state -> Bool in
+            guard !state.refreshing else { return false }
+            state.refreshing = true
+            return true
+        }
+        if start { Task { try? await self.readSharedActivations() } }
+    }
+
+    /// Rebuilds the keys from the directory and the shared activation times last read.
+    func rebuild(signing: SigningKey? = nil) {
+        let current = signing ?? snapshot().issuer.key
         guard let all = try? store.load() else { return }
-        let fresh = Self.keys(all, signing: current, store: store, settings: settings)
+        let fresh = Self.keys(all, signing: current, store: store, settings: settings, shared: shared.withLock { $0.activations })
         keys.withLock { $0 = fresh }
+    }
+
+    /// At start: records in the ledger that this server signs with its key, so that servers sharing the ledger
+    /// but not this directory's `.activated` files (replicas on other machines) retire older keys on time.
+    public func shareActivation() async throws(StorageError) {
+        let signing = snapshot().issuer.key
+        try await ledger.recordKeyActivation(kid: signing.kid, at: Date())
+        try await readSharedActivations()
+    }
+
+    /// Reads the ledger's activation times and rebuilds the keys with them.
+    func readSharedActivations() async throws(StorageError) {
+        defer { shared.withLock { $0.refreshing = false } }
+        let activations = try await ledger.keyActivations()
+        shared.withLock { $0.activations = activations }
+        rebuild()
     }
 }

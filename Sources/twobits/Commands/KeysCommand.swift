@@ -1,36 +1,39 @@
 import Foundation
 import Ledger
-import SQLiteLedger
 import TokenSigning
+import TwoBitsService
 
 /// `twobits keys generate|rotate|list|prune --dir DIR`: the fallback-token signing keys.
 enum KeysCommand {
-    static func run(_ raw: [String]) throws -> Int32 {
+    static func run(_ raw: [String]) async throws -> Int32 {
         var args = try Arguments(raw)
         guard let action = args.positional.first else { throw UsageError("keys needs an action: generate, rotate, list or prune") }
         let store = SigningKeyStore(directory: try args.required("dir"))
         let maxTTL = try args.int("max-ttl", default: 86_400)
         let database = args.value("database", env: "TWOBITS_DATABASE")
         try args.rejectUnknown()
-        let ledger = try database.map { path throws -> SQLiteLedger in try SQLiteLedger(path: path) }
+        let ledger = try database.map { text throws -> any Ledger in try DatabaseLocation(text).openLedger(pool: .init(size: 1)) }
+        defer { ledger?.close() }
         if ledger == nil, ["generate", "rotate", "prune"].contains(action) {
-            printError("note: not recorded in the audit trail; pass --database FILE (or set TWOBITS_DATABASE) to record key changes")
+            printError("note: not recorded in the audit trail; pass --database FILE|URL (or set TWOBITS_DATABASE) to record key changes")
         }
 
-        func audit(_ action: AuditAction, _ subject: String, _ reason: String? = nil) {
-            _ = try? ledger?.record(AuditEvent(client: "cli", action: action, subject: subject, result: "ok", reason: reason))
+        func audit(_ action: AuditAction, _ subject: String, _ reason: String? = nil) async {
+            _ = try? await ledger?.record(AuditEvent(client: "cli", action: action, subject: subject, result: "ok", reason: reason))
         }
+        // Activations recorded by servers sharing the ledger (replicas with their own copy of the directory) count too.
+        var activations = store.activations()
+        if let ledger { activations.merge(try await ledger.keyActivations(), uniquingKeysWith: max) }
 
         switch action {
         case "generate", "rotate":
             let key = try store.generate()
-            audit(action == "rotate" ? .keysRotate : .keysGenerate, key.kid)
+            await audit(action == "rotate" ? .keysRotate : .keysGenerate, key.kid)
             print("created \(key.path)")
             print("kid \(key.kid)")
             if action == "rotate" { print("It signs from the next start or SIGHUP of the server; older keys stay in the JWKS until their tokens expire.") }
         case "list":
             let keys = try store.load()
-            let activations = store.activations()
             let retired = SigningKeyStore.retirements(keys, activations: activations)
             let live = Set(SigningKeyStore.verifying(keys, activations: activations, maxTokenLifetime: TimeInterval(maxTTL), now: Date()).map(\.kid))
             for key in keys {
@@ -43,9 +46,9 @@ enum KeysCommand {
                 print("\(key.kid)  created \(ISO8601DateFormatter().string(from: key.createdAt))  \(state)")
             }
         case "prune":
-            let removed = try store.prune(maxTokenLifetime: TimeInterval(maxTTL))
+            let removed = try store.prune(maxTokenLifetime: TimeInterval(maxTTL), activations: activations)
             for key in removed {
-                audit(.keysPrune, key.kid)
+                await audit(.keysPrune, key.kid)
                 print("removed \(key.kid)")
             }
             if removed.isEmpty { print("nothing to prune (keys retired less than --max-ttl \(maxTTL) s ago may still have live tokens)") }

@@ -10,7 +10,7 @@ enum TwoBitsCommand {
               [--environment development|production] [--latency-ms N]
                                             run the Apple DeviceCheck emulator
       apikey                                print a new API key and the key_sha256 for the configuration
-      keys    generate|rotate|list|prune --dir DIR [--max-ttl SECONDS] [--database FILE]
+      keys    generate|rotate|list|prune --dir DIR [--max-ttl SECONDS] [--database FILE|URL]
                                             manage fallback-token signing keys
       admin   ban|unban|state|pending|audit [--server URL] [--key-file FILE] [--json] ...
                                             operate a running server (twobits admin --help)
@@ -29,7 +29,7 @@ enum TwoBitsCommand {
             case "serve": return try await ServeCommand.run(rest)
             case "sandbox": return try await SandboxCommand.run(rest)
             case "apikey": return APIKeyCommand.run()
-            case "keys": return try KeysCommand.run(rest)
+            case "keys": return try await KeysCommand.run(rest)
             case "admin": return try await AdminCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)
