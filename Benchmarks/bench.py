@@ -626,7 +626,10 @@ class Bench:
                 open(path, "wb").close()
             proc = self.procs.start(target.name, target.argv, stdout=open(log_path, "ab"), stderr=open(err_path, "ab"))
             target.procs.append(proc)
-            m = wait_for_line(log_path, r'"address":"([0-9.]+):(\d+)"', proc, 30, target.label)
+            try:
+                m = wait_for_line(log_path, r'"address":"([0-9.]+):(\d+)"', proc, 30, target.label)
+            except BenchError as error:
+                raise BenchError("%s\n%s" % (error, tail(err_path)))
             host, port = m.group(1), int(m.group(2))
             target.addresses.append((host, port))
             probe = Http(host, port)

@@ -12,6 +12,7 @@ Needs PostgreSQL: the cluster `make test` starts (TWOBITS_TEST_POSTGRES), or a p
 `postgres` fixture in conftest.py).
 """
 import hashlib
+import http.client
 import json
 import re
 import signal
@@ -243,7 +244,7 @@ def test_a_replica_killed_midway_through_a_burst_of_claims_loses_and_doubles_not
                 continue
             try:
                 answer = claim(replica, tokens[i], keys[i])
-            except OSError as error:  # the victim is gone (reset, refused)
+            except (OSError, http.client.HTTPException) as error:  # the victim is gone (reset, refused)
                 attempts.append((replica.name, error))
                 continue
             if answer.status == 409 and answer.error_code == "request_in_progress" or answer.status >= 500:
@@ -261,7 +262,7 @@ def test_a_replica_killed_midway_through_a_burst_of_claims_loses_and_doubles_not
         outcomes = [f.result() for f in futures]
 
     cut_off = {i for i, (_, attempts) in enumerate(outcomes)
-               if any(name == victim.name and isinstance(what, OSError) for name, what in attempts)}
+               if any(name == victim.name and isinstance(what, Exception) for name, what in attempts)}
     assert cut_off, "the kill cut off no claim: it did not land mid-burst"
     unanswered = [i for i, (answer, _) in enumerate(outcomes) if answer is None]
     assert not unanswered, f"{len(unanswered)} claims never answered, e.g. {outcomes[unanswered[0]][1][-3:]}"
