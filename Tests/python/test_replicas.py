@@ -12,7 +12,7 @@ Needs PostgreSQL: the cluster `make test` starts (TWOBITS_TEST_POSTGRES), or a p
 `postgres` fixture in conftest.py).
 """
 import hashlib
-import http.client
+from http.client import HTTPException
 import json
 import re
 import signal
@@ -244,7 +244,7 @@ def test_a_replica_killed_midway_through_a_burst_of_claims_loses_and_doubles_not
                 continue
             try:
                 answer = claim(replica, tokens[i], keys[i])
-            except (OSError, http.client.HTTPException) as error:  # the victim is gone (reset, refused)
+            except (OSError, HTTPException) as error:  # the victim is gone (reset, refused)
                 attempts.append((replica.name, error))
                 continue
             if answer.status == 409 and answer.error_code == "request_in_progress" or answer.status >= 500:
