@@ -12,7 +12,6 @@ Needs PostgreSQL: the cluster `make test` starts (TWOBITS_TEST_POSTGRES), or a p
 `postgres` fixture in conftest.py).
 """
 import hashlib
-from http.client import HTTPException
 import json
 import re
 import signal
@@ -20,6 +19,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from http.client import HTTPException
 from pathlib import Path
 
 import pytest
