@@ -1320,11 +1320,12 @@ def ledger_markdown(report):
             rps_ratio = r["requests_per_second"] / lite["requests_per_second"] if lite and lite["requests_per_second"] else None
             cpu_ratio = (r["server_cpu_us_per_request"] / lite["server_cpu_us_per_request"]
                          if lite and r["server_cpu_us_per_request"] and lite["server_cpu_us_per_request"] else None)
-            lines.append("| %s | %d ms | %d | %s | %s | %s | %s | %s | %d | %d | %s | %s | %s | %s%% (%s%%) | %s | %d | %s |" % (
+            pg_share = r["cpu_share_pct"].get("postgres")
+            lines.append("| %s | %d ms | %d | %s | %s | %s | %s | %s | %d | %d | %s | %s | %s | %s%% (%s) | %s | %d | %s |" % (
                 r["route"], r["latency_ms"], r["concurrency"], LEDGER_LABELS.get(name, name), fmt(r["requests_per_second"]),
                 fmt(rps_ratio, 2), fmt(r["latency_p50_ms"], 1), fmt(r["latency_p99_ms"], 1), r["non_2xx"], r["socket_errors"],
                 fmt(r["server_cpu_us_per_request"], 0), fmt(cpu_ratio, 2), fmt(r.get("postgres_cpu_us_per_request"), 0),
-                fmt(r["machine_cpu_busy_pct"], 0), fmt(r["cpu_share_pct"].get("postgres"), 0), fmt(r["server_peak_rss_mb"], 0),
+                fmt(r["machine_cpu_busy_pct"], 0), "%.0f%%" % pg_share if pg_share is not None else "-", fmt(r["server_peak_rss_mb"], 0),
                 r["server_threads_max"], fmt(r["developer_jwts_total"])))
     lines.append("")
     lines.append("| Target | Where | Measured | Met |")
