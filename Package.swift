@@ -49,6 +49,8 @@ let package = Package(
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
         .target(name: "Policy", dependencies: ["DeviceCheck", "Ledger"], swiftSettings: layered),
         .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
+        // App Attest's verification core: a strict CBOR decoder, attestation and assertion verifiers. Stateless.
+        .target(name: "AppAttest", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
 
         // Layer 4: the use cases (claims with their idempotency protocol, token exchange, debug secrets, the
         // key ring). Domain outcomes and errors only: no HTTP, no metrics, no logs.
@@ -60,15 +62,17 @@ let package = Package(
             "UseCases", "DeviceCheck", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
         ], swiftSettings: layered),
         .executableTarget(name: "twobits", dependencies: [
-            "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto",
+            "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "PostgresLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "AppAttest",
         ], swiftSettings: layered),
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
         .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),
+        // App Attest verification CPU per attestation and per assertion, on the real fixtures.
+        .executableTarget(name: "AppAttestBench", dependencies: ["AppAttest", "TwoBitsCrypto"], path: "Benchmarks/AppAttestBench"),
         // Per-write latency of the SQLite ledger's hot paths, with and without the background checkpointer.
         .executableTarget(name: "LedgerBench", dependencies: ["SQLiteLedger", "Ledger"], path: "Benchmarks/LedgerBench"),
 
         // One property check per parser of untrusted input, shared by the fuzz targets and their replay test.
-        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheck", "TokenSigning", "HTTPServer", "TwoBitsService"],
+        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheck", "TokenSigning", "HTTPServer", "TwoBitsService", "AppAttest"],
                 path: "Tests/FuzzChecks"),
 
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
@@ -79,6 +83,9 @@ let package = Package(
         .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "OutboundHTTP", "EventLoops", "Locking"]),
         .testTarget(name: "DeviceCheckTests", dependencies: ["DeviceCheck", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "Locking", "ChildProcess", "SeededRandom"]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom"]),
+        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "SeededRandom"]),
+        // The ledger's contract, the same cases over SQLite and PostgreSQL, and PostgreSQL's cross-replica guarantees.
+        .testTarget(name: "LedgerContractTests", dependencies: ["Ledger", "SQLiteLedger", "PostgresLedger", "Locking"]),
         .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [

@@ -14,6 +14,10 @@
 #include <openssl/crypto.h>
 #include <openssl/core_names.h>
 #include <openssl/x509.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/x509v3.h>
+#include <openssl/objects.h>
+#include <openssl/params.h>
 
 /// Generates a fresh P-256 key pair.
 static inline EVP_PKEY *twobits_ec_p256_generate(void) {
@@ -100,6 +104,30 @@ static inline EVP_PKEY *twobits_public_only(EVP_PKEY *key) {
     if (PEM_write_bio_PUBKEY(bio, key) == 1) pub = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
     BIO_free(bio);
     return pub;
+}
+
+/// A new empty certificate stack (sk_X509_new_null is a macro). The stack does not own what it holds.
+static inline STACK_OF(X509) *twobits_x509_stack_new(void) { return sk_X509_new_null(); }
+
+/// Appends a certificate, without taking a reference (sk_X509_push is a macro). Returns 0 on failure.
+static inline int twobits_x509_stack_push(STACK_OF(X509) *stack, X509 *cert) { return sk_X509_push(stack, cert); }
+
+/// Frees the stack itself, not the certificates it points to.
+static inline void twobits_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
+
+/// A P-256 public key from its encoded point (EVP_PKEY_fromdata; much cheaper than decoding a
+/// SubjectPublicKeyInfo through OpenSSL 3's decoder framework). Points off the curve are refused.
+static inline EVP_PKEY *twobits_p256_public_from_point(const unsigned char *point, size_t len) {
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    if (ctx == NULL) return NULL;
+    EVP_PKEY *pkey = NULL;
+    OSSL_PARAM params[3];
+    params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, (char *)"prime256v1", 0);
+    params[1] = OSSL_PARAM_construct_octet_string(OSSL_PKEY_PARAM_PUB_KEY, (void *)point, len);
+    params[2] = OSSL_PARAM_construct_end();
+    if (EVP_PKEY_fromdata_init(ctx) != 1 || EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_PUBLIC_KEY, params) != 1) pkey = NULL;
+    EVP_PKEY_CTX_free(ctx);
+    return pkey;
 }
 
 #endif

@@ -22,7 +22,8 @@ public protocol Ledger: Sendable {
     /// Intents still `unknown` for the device token with this short digest prefix, oldest first.
     func unknownWriteIntents(tokenPrefix: String, limit: Int) async throws(StorageError) -> [WriteIntent]
     /// At start-up: every intent still `pending` was left by a process that stopped before Apple answered;
-    /// they become `unknown` (reason appended). Returns how many.
+    /// they become `unknown` (reason appended). Returns how many. A shared ledger leaves alone the intents
+    /// of instances still alive (another replica's writes in flight).
     func markInterruptedWriteIntents(reason: String) async throws(StorageError) -> Int
 
     // Audit trail

@@ -1,6 +1,6 @@
 import Foundation
 
-// `twobits <command>`: serve, sandbox, apikey, keys, admin.
+// `twobits <command>`: serve, sandbox, apikey, keys, admin, app-attest.
 let arguments = Array(CommandLine.arguments.dropFirst())
 let status = await TwoBitsCommand.run(arguments)
 exit(status)

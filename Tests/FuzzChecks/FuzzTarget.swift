@@ -9,6 +9,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case appleAnswer = "FuzzAppleAnswer"
     case configuration = "FuzzConfiguration"
     case request = "FuzzRequest"
+    case appAttest = "FuzzAppAttest"
 
     /// Checks one input; nil when every property holds.
     public func check(_ input: [UInt8]) -> String? {
@@ -19,6 +20,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .appleAnswer: return AppleAnswerCheck.check(input)
         case .configuration: return ConfigurationCheck.check(input)
         case .request: return RequestCheck.check(input)
+        case .appAttest: return AppAttestCheck.check(input)
         }
     }
 

@@ -38,5 +38,7 @@ import TwoBitsCrypto
         #expect(FuzzTarget.appleAnswer.check([1, 0, 0] + Array(#"{"bit0":true,"bit1":false,"last_update_time":"2026-01"}"#.utf8)) == nil)
         // The JWS check: no edits means the original token, which verifies.
         #expect(FuzzTarget.jws.check([]) == nil)
+        // The App Attest check's fixture is read and verifies, so the "only the capture verifies" branch is live.
+        #expect(FuzzTarget.appAttest.check([0]) == nil)
     }
 }

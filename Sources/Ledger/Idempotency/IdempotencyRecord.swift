@@ -10,7 +10,8 @@ public enum IdempotencyBegin: Sendable, Equatable {
     /// transient failure; this request takes it over. `intent` is what the earlier attempt was about
     /// to write, if it got that far: the write may have happened.
     case unfinished(intent: String?)
-    /// A twin request with the same key is running in this process right now.
+    /// A twin request with the same key is running right now, in this process or (with a shared ledger)
+    /// in another one that is still alive.
     case inProgress
     /// The key was used for a different request.
     case conflict

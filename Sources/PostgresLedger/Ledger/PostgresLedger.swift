@@ -1,6 +1,100 @@
-import CPostgres
+import Foundation
+public import Ledger
+import Locking
 
-/// Placeholder: the PostgreSQL ledger is being built (issue 9).
-enum PostgresLedgerPlaceholder {
-    static func libpqVersion() -> Int32 { PQlibVersion() }
+/// The shared ledger for replicas: PostgreSQL through libpq, a bounded pool of blocking connections on
+/// threads of their own (no event loop waits on the network). Same statements and semantics as
+/// `SQLiteLedger`; what one process guaranteed alone holds across replicas by the database's own means
+/// (conflict clauses, row locks, advisory locks: see each extension).
+public final class PostgresLedger: Ledger {
+    let pool: ConnectionPool
+    let presence: Presence
+    /// This instance, as the owner of the write intents it records (its presence lock is taken at init).
+    let instance: String
+    /// Kept for `importTables`/`tableCounts`, which open a connection of their own; never printed.
+    private let uri: String
+    let sweeper = ExpirySweeper()
+    /// The last readiness probe: when it ran and what it found, reused for `healthProbeInterval`.
+    private let lastProbe = Lock<(at: ContinuousClock.Instant, error: StorageError?)?>(nil)
+    let healthProbeInterval: Duration = .milliseconds(1500)
+
+    /// Connects (fails with a clear StorageError if the server cannot be reached), applies migrations unless told not to.
+    /// A schema newer than this build is refused; without `applyMigrations`, so is an older one (run `twobits migrate`).
+    /// `poolSize` connections, each on a thread of its own, plus one holding this instance's presence locks;
+    /// a call no connection takes up within `poolWait` fails with a StorageError.
+    public init(uri: String, poolSize: Int = 8, poolWait: Duration = .seconds(2), applyMigrations: Bool = true) throws(StorageError) {
+        self.uri = uri
+        instance = "ledger-" + UUID().uuidString
+        let first = try Self.connect(uri)
+        do throws(PostgresError) {
+            if applyMigrations {
+                try PostgresMigrations.apply(to: first)
+            } else {
+                let current = try PostgresMigrations.version(first)
+                if current > PostgresMigrations.latest { throw PostgresError(sqlState: nil, message: PostgresMigrations.newerMessage(current)) }
+                if current < PostgresMigrations.latest {
+                    throw PostgresError(sqlState: nil, message: "the database has schema version \(current), older than this build needs (\(PostgresMigrations.latest)); run twobits migrate")
+                }
+            }
+            presence = try Presence(uri: uri, connection: first, owners: [instance])
+        } catch { throw StorageError("PostgreSQL: \(error)") }
+        pool = ConnectionPool(uri: uri, size: poolSize, wait: poolWait, name: "twobits-pg")
+    }
+
+    deinit { close() }
+
+    /// `twobits migrate`: applies pending steps; returns the versions before and after.
+    public static func migrate(uri: String) throws(StorageError) -> (from: Int, to: Int) {
+        let db = try connect(uri)
+        do { return try PostgresMigrations.apply(to: db) } catch { throw StorageError("PostgreSQL: \(error)") }
+    }
+
+    /// The schema version this build creates and understands.
+    public static var latestSchemaVersion: Int { PostgresMigrations.latest }
+
+    /// The schema version recorded in the database.
+    public func schemaVersion() async throws(StorageError) -> Int {
+        try await pool.run { db throws(PostgresError) in try PostgresMigrations.version(db) }
+    }
+
+    /// Closes every connection (and releases this instance's presence lock).
+    public func close() {
+        pool.close()
+        presence.close()
+    }
+
+    /// Proves the database takes a write: a one-row upsert at most every `healthProbeInterval` (the
+    /// verdict is cached in between). The error says why ("PostgreSQL unreachable: …", "no PostgreSQL
+    /// connection free…"), never the URI.
+    public func checkHealth() async throws(StorageError) {
+        let now = ContinuousClock.now
+        if let cached = lastProbe.withLock({ $0 }), now - cached.at < healthProbeInterval {
+            if let error = cached.error { throw error }
+            return
+        }
+        var failure: StorageError?
+        do {
+            let nowMS = Self.ms(Date())
+            try await run { db throws(PostgresError) in
+                try db.query("INSERT INTO health_probe (id, at_ms) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at_ms = excluded.at_ms",
+                             [.integer(nowMS)])
+            }
+        } catch { failure = error }
+        lastProbe.withLock { $0 = (now, failure) }
+        if let failure { throw failure }
+    }
+
+    @discardableResult
+    func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> T) async throws(StorageError) -> T {
+        try await pool.run(body)
+    }
+
+    /// A direct connection for the synchronous admin paths (`migrate`, `importTables`, `tableCounts`).
+    static func connect(_ uri: String) throws(StorageError) -> PostgresConnection {
+        do { return try PostgresConnection(uri: uri) } catch { throw StorageError("PostgreSQL unreachable: \(error.message)", kind: .unreachable) }
+    }
+
+    func directConnection() throws(StorageError) -> PostgresConnection { try Self.connect(uri) }
+
+    static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }

@@ -57,7 +57,7 @@ public final class SQLiteLedger: Ledger {
         do {
             _ = try db.transaction { tx throws(SQLiteError) in
                 try tx.query("INSERT INTO health_probe (id, at_ms) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at_ms = excluded.at_ms",
-                             [.integer(Int64(Date().timeIntervalSince1970 * 1000))])
+                             [.integer(Int64((Date().timeIntervalSince1970 * 1000).rounded()))])
             }
         } catch { failure = StorageError(error) }
         lastProbe.withLock { $0 = (now, failure) }
@@ -83,7 +83,7 @@ public final class SQLiteLedger: Ledger {
     }
 
     private static func values(_ event: AuditEvent) -> [SQLiteValue] {
-        [.integer(Int64(event.at.timeIntervalSince1970 * 1000)), .text(event.client), .text(event.action),
+        [.integer(Int64((event.at.timeIntervalSince1970 * 1000).rounded())), .text(event.client), .text(event.action),
          .optional(event.subject), .optional(event.bitsBefore), .optional(event.bitsAfter), .text(event.result),
          .optional(event.reason), .optional(event.transactionID), .optional(event.tokenPrefix), .optional(event.intentID)]
     }
@@ -118,7 +118,7 @@ public final class SQLiteLedger: Ledger {
                     """, values)
                 try tx.query("INSERT INTO write_intents (intent_id, token_prefix, bits, month, success_result, created_ms) VALUES (?, ?, ?, ?, ?, ?)",
                              [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits), .text(intent.month), .text(intent.successResult),
-                              .integer(Int64(event.at.timeIntervalSince1970 * 1000))])
+                              .integer(Int64((event.at.timeIntervalSince1970 * 1000).rounded()))])
             }
         }
     }
@@ -167,7 +167,7 @@ public final class SQLiteLedger: Ledger {
     static let idempotencyWindow: TimeInterval = 24 * 3600
 
     public func beginIdempotent(client: String, key: String, requestHash: String, owner: String, now: Date) throws(StorageError) -> IdempotencyBegin {
-        let nowMS = Int64(now.timeIntervalSince1970 * 1000)
+        let nowMS = Int64((now.timeIntervalSince1970 * 1000).rounded())
         let cutoff = nowMS - Int64(Self.idempotencyWindow * 1000)
         return try run { () throws(SQLiteError) -> IdempotencyBegin in
             try db.transaction { tx throws(SQLiteError) -> IdempotencyBegin in
@@ -216,7 +216,7 @@ public final class SQLiteLedger: Ledger {
                 INSERT INTO pending_actions (install_id, kind, reason, client, created_ms) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(install_id) DO UPDATE SET kind = excluded.kind, reason = excluded.reason, client = excluded.client, created_ms = excluded.created_ms
                 """, [.text(action.installID), .text(action.kind.rawValue), .optional(action.reason), .text(action.client),
-                      .integer(Int64(action.createdAt.timeIntervalSince1970 * 1000))])
+                      .integer(Int64((action.createdAt.timeIntervalSince1970 * 1000).rounded()))])
         }
     }
 
@@ -256,13 +256,13 @@ public final class SQLiteLedger: Ledger {
     /// Inserts a key unless a live row holds it. A row whose time has passed counts as absent and is
     /// replaced in the same statement; the table is swept of expired rows at most once a second.
     private func insertOnce(table: String, column: String, value: String, until: Date, now: Date) throws(StorageError) -> Bool {
-        let nowMS = Int64(now.timeIntervalSince1970 * 1000)
+        let nowMS = Int64((now.timeIntervalSince1970 * 1000).rounded())
         let rows = try run { () throws(SQLiteError) in
             try db.query("""
                 INSERT INTO \(table) (\(column), expires_ms) VALUES (?, ?)
                 ON CONFLICT(\(column)) DO UPDATE SET expires_ms = excluded.expires_ms WHERE \(table).expires_ms <= ?
                 RETURNING 1 AS inserted
-                """, [.text(value), .integer(Int64(until.timeIntervalSince1970 * 1000)), .integer(nowMS)])
+                """, [.text(value), .integer(Int64((until.timeIntervalSince1970 * 1000).rounded())), .integer(nowMS)])
         }
         sweeper.sweepIfDue(table: table, nowMS: nowMS) { () throws(SQLiteError) in
             try db.query("DELETE FROM \(table) WHERE expires_ms <= ?", [.integer(nowMS)])
@@ -276,7 +276,7 @@ public final class SQLiteLedger: Ledger {
         try run { () throws(SQLiteError) -> Bool in
             try db.transaction { tx throws(SQLiteError) -> Bool in
                 try tx.query("INSERT OR IGNORE INTO debug_secrets (name, digest, created_ms) VALUES (?, ?, ?)",
-                             [.text(name), .text(digest), .integer(Int64(now.timeIntervalSince1970 * 1000))])
+                             [.text(name), .text(digest), .integer(Int64((now.timeIntervalSince1970 * 1000).rounded()))])
                 return tx.changes == 1
             }
         }
@@ -308,7 +308,7 @@ public final class SQLiteLedger: Ledger {
             try db.query("""
                 INSERT INTO key_activations (kid, activated_ms) VALUES (?, ?)
                 ON CONFLICT(kid) DO UPDATE SET activated_ms = max(activated_ms, excluded.activated_ms)
-                """, [.text(kid), .integer(Int64(at.timeIntervalSince1970 * 1000))])
+                """, [.text(kid), .integer(Int64((at.timeIntervalSince1970 * 1000).rounded()))])
         }
     }
 

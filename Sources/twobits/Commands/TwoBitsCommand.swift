@@ -14,6 +14,11 @@ enum TwoBitsCommand {
                                             manage fallback-token signing keys
       admin   ban|unban|state|pending|audit [--server URL] [--key-file FILE] [--json] ...
                                             operate a running server (twobits admin --help)
+      migrate --database URL|FILE           apply the ledger's pending schema steps
+      ledger  copy --from FILE --to URL [--replace]
+                                            move a SQLite ledger into PostgreSQL (counts compared)
+      app-attest verify|verify-assertion ... verify an App Attest attestation or assertion offline,
+                                            step by step (twobits app-attest --help)
 
     Documentation: docs/ in the repository.
     """
@@ -31,6 +36,9 @@ enum TwoBitsCommand {
             case "apikey": return APIKeyCommand.run()
             case "keys": return try await KeysCommand.run(rest)
             case "admin": return try await AdminCommand.run(rest)
+            case "migrate": return try MigrateCommand.run(rest)
+            case "ledger": return try LedgerCommand.run(rest)
+            case "app-attest": return try AppAttestCommand.run(rest)
             case "help", "--help", "-h":
                 print(usage)
                 return 0

@@ -1,0 +1,36 @@
+public import Ledger
+
+extension PostgresLedger {
+    static let auditColumns = "at_ms, client, action, subject, bits_before, bits_after, result, reason, transaction_id, token_prefix, intent_id"
+
+    /// The audit trail is one history across replicas: ids come from one BIGSERIAL sequence.
+    @discardableResult
+    public func record(_ event: AuditEvent) async throws(StorageError) -> Int64 {
+        let values = Self.values(event)
+        let rows = try await run { db throws(PostgresError) in
+            try db.query("INSERT INTO audit_events (\(Self.auditColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id", values)
+        }
+        return rows.first?.int64("id") ?? 0
+    }
+
+    public func auditEvents(limit: Int, before: Int64?) async throws(StorageError) -> [AuditEvent] {
+        let rows = try await run { db throws(PostgresError) in
+            try db.query("SELECT * FROM audit_events WHERE id < $1 ORDER BY id DESC LIMIT $2",
+                         [.integer(before ?? Int64.max), .int(max(1, min(limit, 1000)))])
+        }
+        return rows.map(Self.event)
+    }
+
+    static func values(_ event: AuditEvent) -> [PostgresValue] {
+        [.ms(event.at), .text(event.client), .text(event.action), .optional(event.subject), .optional(event.bitsBefore),
+         .optional(event.bitsAfter), .text(event.result), .optional(event.reason), .optional(event.transactionID),
+         .optional(event.tokenPrefix), .optional(event.intentID)]
+    }
+
+    static func event(_ r: PostgresRow) -> AuditEvent {
+        AuditEvent(id: r.int64("id") ?? 0, at: r.date("at_ms"), client: r.string("client") ?? "", action: r.string("action") ?? "",
+                   subject: r.string("subject"), bitsBefore: r.string("bits_before"), bitsAfter: r.string("bits_after"),
+                   result: r.string("result") ?? "", reason: r.string("reason"), transactionID: r.string("transaction_id"),
+                   tokenPrefix: r.string("token_prefix"), intentID: r.string("intent_id"))
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+import Ledger
+import Locking
+
+/// A bounded pool of blocking libpq connections, each on a thread of its own, so that no event loop ever
+/// waits on the network: a call queues a job and awaits a continuation the worker resumes.
+///
+/// A job that no worker starts within `wait` fails with a `StorageError` (the HTTP layer answers 503).
+/// A broken connection is dropped and the job fails at once; the next job reconnects, and while the
+/// server refuses connections, jobs within `backoff` of the last refusal fail without trying again.
+final class ConnectionPool: Sendable {
+    private final class Job: @unchecked Sendable {
+        let deadline: ContinuousClock.Instant
+        /// Runs on a worker; returns the error instead of resuming, so the worker decides (retry, reconnect).
+        let perform: (PostgresConnection) -> PostgresError?
+        let fail: (StorageError) -> Void
+        init(deadline: ContinuousClock.Instant, perform: @escaping (PostgresConnection) -> PostgresError?, fail: @escaping (StorageError) -> Void) {
+            self.deadline = deadline
+            self.perform = perform
+            self.fail = fail
+        }
+    }
+
+    private struct State {
+        var queue: [Job] = []
+        var head = 0
+        var closed = false
+        var lastRefusal: (at: ContinuousClock.Instant, message: String)?
+
+        var isEmpty: Bool { head == queue.count }
+        mutating func pop() -> Job? {
+            guard head < queue.count else { return nil }
+            let job = queue[head]
+            head += 1
+            if head > 64, head * 2 > queue.count {
+                queue.removeFirst(head)
+                head = 0
+            }
+            return job
+        }
+    }
+
+    private let uri: String
+    let size: Int
+    private let wait: Duration
+    private let backoff: Duration
+    private let idlePing: Duration?
+    private let onConnect: (@Sendable (PostgresConnection) throws(PostgresError) -> Void)?
+    private let onLost: (@Sendable () -> Void)?
+    private let onClose: (@Sendable (PostgresConnection) -> Void)?
+    private let state = Lock(State())
+    private let workAvailable = DispatchSemaphore(value: 0)
+    private let reaperWake = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+    private let name: String
+
+    /// Starts `size` workers (connecting in the background; `initial` connections are used as they are)
+    /// and the thread that fails jobs waiting past `wait`. `idlePing`: a worker idle that long checks its
+    /// connection (and reconnects), for the presence connection whose locks must not silently vanish.
+    /// `onConnect` runs on each new connection before its first job; `onLost` when one is found broken;
+    /// `onClose` on each live connection at `close()`.
+    init(uri: String, size: Int, wait: Duration, name: String, backoff: Duration = .milliseconds(250), idlePing: Duration? = nil,
+         initial: [PostgresConnection] = [], onConnect: (@Sendable (PostgresConnection) throws(PostgresError) -> Void)? = nil,
+         onLost: (@Sendable () -> Void)? = nil, onClose: (@Sendable (PostgresConnection) -> Void)? = nil) {
+        self.uri = uri
+        self.size = max(1, size)
+        self.wait = wait
+        self.backoff = backoff
+        self.idlePing = idlePing
+        self.onConnect = onConnect
+        self.onLost = onLost
+        self.onClose = onClose
+        self.name = name
+        for index in 0..<self.size {
+            let connection = index < initial.count ? initial[index] : nil
+            let thread = Thread { [self] in work(connection, connectFirst: connection == nil) }
+            thread.name = "\(name)-\(index)"
+            thread.start()
+        }
+        let reaper = Thread { [self] in reap() }
+        reaper.name = "\(name)-reaper"
+        reaper.start()
+    }
+
+    /// Runs `body` on a pooled connection. A deadlock or serialization failure runs it again (up to 3
+    /// times): bodies are whole transactions or single statements.
+    func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> T) async throws(StorageError) -> T {
+        let result: Result<T, StorageError> = await withCheckedContinuation { continuation in
+            let job = Job(deadline: .now + wait, perform: { connection in
+                do throws(PostgresError) {
+                    continuation.resume(returning: .success(try body(connection)))
+                    return nil
+                } catch { return error }
+            }, fail: { continuation.resume(returning: .failure($0)) })
+            submit(job)
+        }
+        return try result.get()
+    }
+
+    /// Stops the workers after the jobs they are running, fails the queued ones, closes every connection.
+    func close() {
+        let queued = state.withLock { s -> [Job]? in
+            guard !s.closed else { return nil }
+            s.closed = true
+            var jobs: [Job] = []
+            while let job = s.pop() { jobs.append(job) }
+            return jobs
+        }
+        guard let queued else { return }
+        queued.forEach { $0.fail(StorageError("the ledger is closed")) }
+        for _ in 0..<size { workAvailable.signal() }
+        reaperWake.signal()
+        for _ in 0...size { finished.wait() }
+    }
+
+    private func submit(_ job: Job) {
+        let outcome = state.withLock { s -> (closed: Bool, wasEmpty: Bool) in
+            if s.closed { return (true, false) }
+            let wasEmpty = s.isEmpty
+            s.queue.append(job)
+            return (false, wasEmpty)
+        }
+        if outcome.closed { return job.fail(StorageError("the ledger is closed")) }
+        workAvailable.signal()
+        if outcome.wasEmpty { reaperWake.signal() }
+    }
+
+    private func busyError() -> StorageError {
+        StorageError("no PostgreSQL connection free within \(wait) (all \(size) busy)", kind: .busy)
+    }
+
+    /// Fails the jobs at the head of the queue whose wait is over (all wait the same, so the head is the oldest).
+    private func reap() {
+        while true {
+            let next = state.withLock { s -> (closed: Bool, deadline: ContinuousClock.Instant?) in
+                (s.closed, s.isEmpty ? nil : s.queue[s.head].deadline)
+            }
+            if next.closed { break }
+            if let deadline = next.deadline {
+                let remaining = deadline - .now
+                if remaining > .zero { _ = reaperWake.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(remaining))) }
+                let expired = state.withLock { s -> [Job] in
+                    var jobs: [Job] = []
+                    let now = ContinuousClock.now
+                    while !s.isEmpty, s.queue[s.head].deadline <= now, let job = s.pop() { jobs.append(job) }
+                    return jobs
+                }
+                let error = busyError()
+                expired.forEach { $0.fail(error) }
+            } else {
+                reaperWake.wait()
+            }
+        }
+        finished.signal()
+    }
+
+    private func work(_ initial: PostgresConnection?, connectFirst: Bool) {
+        var connection = initial
+        if connectFirst { connection = try? connect() }
+        while true {
+            let signalled: Bool
+            if let idlePing {
+                signalled = workAvailable.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(idlePing))) == .success
+            } else {
+                workAvailable.wait()
+                signalled = true
+            }
+            let (closed, job) = state.withLock { s in (s.closed, s.closed ? nil : s.pop()) }
+            if closed { break }
+            guard let job else {
+                if !signalled { connection = ping(connection) }
+                continue
+            }
+            if job.deadline < .now {
+                job.fail(busyError())
+                continue
+            }
+            if let current = connection, !current.isAlive {
+                connection = nil
+                onLost?()
+            }
+            if connection == nil {
+                do throws(PostgresError) { connection = try connect() } catch {
+                    job.fail(StorageError("PostgreSQL unreachable: \(error.message)", kind: .unreachable))
+                    continue
+                }
+            }
+            guard let current = connection else { continue }
+            var attempt = 0
+            while true {
+                attempt += 1
+                guard let error = job.perform(current) else { break }
+                if error.isRetryable, attempt < 3, current.isHealthy { continue }
+                if error.connectionLost || !current.isHealthy {
+                    connection = nil
+                    onLost?()
+                    job.fail(StorageError("PostgreSQL unreachable: \(error.message)", kind: .unreachable))
+                } else {
+                    job.fail(StorageError("PostgreSQL: \(error)"))
+                }
+                break
+            }
+        }
+        if let connection { onClose?(connection) }
+        finished.signal()
+    }
+
+    /// An idle worker's check: a round trip, reconnecting when it fails.
+    private func ping(_ connection: PostgresConnection?) -> PostgresConnection? {
+        if let connection, connection.isAlive, (try? connection.execute("SELECT 1")) != nil { return connection }
+        if connection != nil { onLost?() }
+        return try? connect()
+    }
+
+    /// A new connection, unless the server refused one less than `backoff` ago (then that refusal again).
+    private func connect() throws(PostgresError) -> PostgresConnection {
+        let recent = state.withLock { s -> String? in
+            guard let last = s.lastRefusal, ContinuousClock.now - last.at < backoff else { return nil }
+            return last.message
+        }
+        if let recent { throw PostgresError(sqlState: nil, message: recent, connectionLost: true) }
+        do throws(PostgresError) {
+            let connection = try PostgresConnection(uri: uri)
+            try onConnect?(connection)
+            state.withLock { $0.lastRefusal = nil }
+            return connection
+        } catch {
+            state.withLock { $0.lastRefusal = (.now, error.message) }
+            throw error
+        }
+    }
+
+    private static func nanoseconds(_ d: Duration) -> Int {
+        Int(d.components.seconds) * 1_000_000_000 + Int(d.components.attoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,176 @@
+import CPostgres
+import Foundation
+
+/// One blocking libpq connection. Not thread-safe: the pool gives each connection a thread of its own.
+///
+/// The URI goes to libpq as it is (`PQconnectdbParams` with `expand_dbname`), so libpq's own environment
+/// variables (PGHOST, PGPASSWORD, PGSSLMODE…) and the URI's `sslmode` keep working. Defaults for a
+/// connect timeout, TCP keepalives and the application name come first, so the URI overrides them.
+final class PostgresConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+
+    /// Connects, or fails with libpq's message (never the URI: libpq's text holds host and port, not the password).
+    init(uri: String) throws(PostgresError) {
+        var pairs: [(String, String)] = []
+        let env = ProcessInfo.processInfo.environment
+        if env["PGCONNECT_TIMEOUT"] == nil { pairs.append(("connect_timeout", "5")) }
+        if env["PGAPPNAME"] == nil { pairs.append(("application_name", "twobits")) }
+        // A server that vanishes without closing the socket is noticed in about 30 s instead of hours.
+        pairs += [("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3")]
+        pairs.append(("dbname", uri))
+        let keys = pairs.map { strdup($0.0) }
+        let values = pairs.map { strdup($0.1) }
+        defer {
+            keys.forEach { free($0) }
+            values.forEach { free($0) }
+        }
+        var keyPointers: [UnsafePointer<CChar>?] = keys.map { UnsafePointer($0) } + [nil]
+        var valuePointers: [UnsafePointer<CChar>?] = values.map { UnsafePointer($0) } + [nil]
+        guard let conn = PQconnectdbParams(&keyPointers, &valuePointers, 1) else {
+            throw PostgresError(sqlState: nil, message: "out of memory", connectionLost: true)
+        }
+        guard PQstatus(conn) == CONNECTION_OK else {
+            let message = Self.trimmed(PQerrorMessage(conn))
+            PQfinish(conn)
+            throw PostgresError(sqlState: nil, message: message, connectionLost: true)
+        }
+        // Notices ("relation … already exists, skipping") would go to stderr: the ledger has nothing to say there.
+        PQsetNoticeProcessor(conn, { _, _ in }, nil)
+        handle = conn
+    }
+
+    deinit { PQfinish(handle) }
+
+    var isHealthy: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Reads what the server sent while the connection sat idle (libpq's socket is non-blocking, this does
+    /// not wait): a server that shut down or restarted has sent its FATAL and closed, and this says so
+    /// before a job is sent into a dead socket.
+    var isAlive: Bool { PQconsumeInput(handle) == 1 && PQstatus(handle) == CONNECTION_OK }
+
+    /// The server's process id for this session (which advisory locks in `pg_locks` belong to).
+    var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// Runs one or more statements without parameters (simple query protocol); the last result is returned.
+    @discardableResult
+    func execute(_ sql: String) throws(PostgresError) -> [PostgresRow] {
+        try consume(PQexec(handle, sql))
+    }
+
+    /// Runs one statement with parameters: integers and text as text, bytea as binary.
+    @discardableResult
+    func query(_ sql: String, _ parameters: [PostgresValue] = []) throws(PostgresError) -> [PostgresRow] {
+        if parameters.isEmpty { return try consume(PQexecParams(handle, sql, 0, nil, nil, nil, nil, 0)) }
+        var types: [Oid] = []
+        var formats: [Int32] = []
+        var lengths: [Int32] = []
+        var buffers: [UnsafeMutablePointer<CChar>?] = []
+        defer { buffers.forEach { free($0) } }
+        for parameter in parameters {
+            switch parameter {
+            case .null:
+                types.append(0); formats.append(0); lengths.append(0); buffers.append(nil)
+            case .integer(let i):
+                types.append(20); formats.append(0); lengths.append(0); buffers.append(strdup(String(i)))
+            case .text(let s):
+                types.append(25); formats.append(0); lengths.append(0); buffers.append(strdup(s))
+            case .bytea(let data):
+                // malloc'ed like the strdup'ed buffers, so that one free() releases them all.
+                let copy = malloc(max(1, data.count))!.assumingMemoryBound(to: CChar.self)
+                data.withUnsafeBytes { raw in
+                    if let base = raw.baseAddress { UnsafeMutableRawPointer(copy).copyMemory(from: base, byteCount: data.count) }
+                }
+                types.append(17); formats.append(1); lengths.append(Int32(data.count)); buffers.append(copy)
+            }
+        }
+        let values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0) } }
+        let result = values.withUnsafeBufferPointer { v in
+            PQexecParams(handle, sql, Int32(parameters.count), types, v.baseAddress, lengths, formats, 0)
+        }
+        return try consume(result)
+    }
+
+    /// BEGIN, `body`, COMMIT; ROLLBACK when `body` throws (unless the connection is gone).
+    func transaction<T>(_ body: (PostgresConnection) throws(PostgresError) -> T) throws(PostgresError) -> T {
+        try execute("BEGIN")
+        do {
+            let value = try body(self)
+            try execute("COMMIT")
+            return value
+        } catch {
+            if isHealthy { _ = try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    private func consume(_ result: OpaquePointer?) throws(PostgresError) -> [PostgresRow] {
+        guard let result else {
+            throw PostgresError(sqlState: nil, message: Self.trimmed(PQerrorMessage(handle)), connectionLost: !isHealthy)
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return []
+        case PGRES_TUPLES_OK:
+            return Self.rows(result)
+        default:
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            var message = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? ""
+            if message.isEmpty { message = Self.trimmed(PQresultErrorMessage(result)) }
+            if message.isEmpty { message = Self.trimmed(PQerrorMessage(handle)) }
+            throw PostgresError(sqlState: state, message: message, connectionLost: !isHealthy)
+        }
+    }
+
+    private static func rows(_ result: OpaquePointer) -> [PostgresRow] {
+        let count = Int(PQntuples(result))
+        let fields = Int(PQnfields(result))
+        let names = (0..<fields).map { String(cString: PQfname(result, Int32($0))) }
+        let types = (0..<fields).map { PQftype(result, Int32($0)) }
+        var rows: [PostgresRow] = []
+        rows.reserveCapacity(count)
+        for r in 0..<count {
+            var values: [PostgresValue] = []
+            values.reserveCapacity(fields)
+            for f in 0..<fields {
+                if PQgetisnull(result, Int32(r), Int32(f)) == 1 { values.append(.null); continue }
+                let text = String(cString: PQgetvalue(result, Int32(r), Int32(f)))
+                switch types[f] {
+                case 20, 21, 23, 26: values.append(Int64(text).map { .integer($0) } ?? .text(text))
+                case 17: values.append(.bytea(Self.unhex(text)))
+                default: values.append(.text(text))
+                }
+            }
+            rows.append(PostgresRow(columns: names, values: values))
+        }
+        return rows
+    }
+
+    /// bytea's text output (`\x` then hex digits, the default `bytea_output`).
+    private static func unhex(_ text: String) -> Data {
+        var bytes = Array(text.utf8)
+        guard bytes.count >= 2, bytes[0] == UInt8(ascii: "\\"), bytes[1] == UInt8(ascii: "x") else { return Data(bytes) }
+        bytes.removeFirst(2)
+        func nibble(_ c: UInt8) -> UInt8 {
+            switch c {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+            default: return c &- UInt8(ascii: "A") &+ 10
+            }
+        }
+        var out = Data(capacity: bytes.count / 2)
+        var i = 0
+        while i + 1 < bytes.count {
+            out.append(nibble(bytes[i]) << 4 | nibble(bytes[i + 1]))
+            i += 2
+        }
+        return out
+    }
+
+    private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
+        guard let message else { return "" }
+        // One line: libpq adds hints on lines of their own ("\n\tIs the server running…"), log lines are single.
+        return String(cString: message).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
+    }
+}

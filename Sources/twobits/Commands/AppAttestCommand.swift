@@ -1,0 +1,178 @@
+import AppAttest
+import Foundation
+import TwoBitsCrypto
+
+/// `twobits app-attest verify|verify-assertion`: the App Attest verifiers offline, for a support engineer
+/// holding a failing blob. Prints every step, the first that failed, and exits 1 on a refusal.
+enum AppAttestCommand {
+    static let usage = """
+    usage: twobits app-attest verify --attestation FILE --key-id ID --app-id TEAMID.bundle.id --client-data-hash HEX
+                                     [--environment development|production] [--at RFC3339] [--root PEM-FILE]
+           twobits app-attest verify-assertion --assertion FILE --public-key HEX|FILE --app-id TEAMID.bundle.id
+                                     (--client-data FILE | --client-data-hex HEX) --counter N
+
+    FILE holds base64 (standard or URL-safe) or the raw CBOR. The key id is base64 (as generateKey returns
+    it) or 64 hex digits. --at defaults to now, --environment to production, --root to Apple's App
+    Attestation Root CA. --public-key is 130 hex digits or a file (hex, base64, raw 65 bytes or PEM
+    PUBLIC KEY); --counter is the stored counter the assertion must exceed.
+    Exit status: 0 verified, 1 refused (the failing step is named), 2 usage or unreadable input.
+    """
+
+    static func run(_ raw: [String]) throws -> Int32 {
+        guard let action = raw.first else { throw UsageError("app-attest needs an action: verify or verify-assertion\n\n" + usage) }
+        let rest = Array(raw.dropFirst())
+        switch action {
+        case "verify": return try verifyAttestation(rest)
+        case "verify-assertion": return try verifyAssertion(rest)
+        case "help", "--help", "-h":
+            print(usage)
+            return 0
+        default: throw UsageError("unknown app-attest action \(action); use verify or verify-assertion\n\n" + usage)
+        }
+    }
+
+    static func verifyAttestation(_ raw: [String]) throws -> Int32 {
+        var args = try Arguments(raw)
+        let object = try blob(args.required("attestation"), what: "--attestation")
+        let keyID = try self.keyID(args.required("key-id"))
+        let appID = try self.appID(args.required("app-id"))
+        guard let clientDataHash = Data(hexString: try args.required("client-data-hash")), clientDataHash.count == 32 else {
+            throw UsageError("--client-data-hash must be 64 hex digits (SHA-256 of what the app passed to attestKey)")
+        }
+        let environmentText = args.value("environment") ?? "production"
+        guard let environment = AppAttestEnvironment(rawValue: environmentText) else { throw UsageError("--environment must be development or production") }
+        let time = try args.value("at").map(self.time) ?? Date()
+        let rootPath = args.value("root")
+        try args.rejectUnknown()
+        let chainVerifier = try rootPath.map(self.chainVerifier) ?? AppleRootCertificates.appAttestationVerifier
+
+        print("attestation: \(object.count) bytes, key id \(keyID.base64EncodedString()), app id \(appID), \(environment.rawValue), at \(ISO8601DateFormatter().string(from: time))")
+        print("root: \(rootPath ?? "Apple App Attestation Root CA (compiled in)")")
+        let verifier = AttestationVerifier(appIDs: [appID], environment: environment, chainVerifier: chainVerifier)
+        do {
+            let result = try verifier.verify(attestationObject: object, keyID: keyID, clientDataHash: clientDataHash, at: time)
+            report(VerificationStep.attestation, failure: nil)
+            print("verified")
+            print("  public_key:          \(result.publicKey.hexString)")
+            print("  key_id:              \(result.keyID.base64EncodedString())")
+            print("  app_id:              \(result.appID)")
+            print("  environment:         \(result.environment.rawValue)")
+            print("  counter:             \(result.counter)")
+            print("  receipt:             \(result.receipt.count) bytes")
+            print("  validation_category: \(result.validationCategory?.description ?? "absent (before iOS 27)")")
+            if let version = result.bundleVersion { print("  bundle_version:      \(TerminalText.escaped(version))") }
+            return 0
+        } catch {
+            report(VerificationStep.attestation, failure: error)
+            return 1
+        }
+    }
+
+    static func verifyAssertion(_ raw: [String]) throws -> Int32 {
+        var args = try Arguments(raw)
+        let assertion = try blob(args.required("assertion"), what: "--assertion")
+        let publicKey = try self.publicKey(args.required("public-key"))
+        let appID = try self.appID(args.required("app-id"))
+        let clientData: Data
+        switch (args.value("client-data"), args.value("client-data-hex")) {
+        case (let path?, nil): clientData = try file(path, what: "--client-data")
+        case (nil, let hex?):
+            guard let bytes = Data(hexString: hex) else { throw UsageError("--client-data-hex is not hex") }
+            clientData = bytes
+        default: throw UsageError("give exactly one of --client-data FILE and --client-data-hex HEX")
+        }
+        guard let counter = UInt32(try args.required("counter")) else { throw UsageError("--counter must be a whole number from 0 to 4294967295") }
+        try args.rejectUnknown()
+
+        print("assertion: \(assertion.count) bytes, client data \(clientData.count) bytes, app id \(appID), stored counter \(counter)")
+        do {
+            let result = try AssertionVerifier().verify(assertion: assertion, clientData: clientData, publicKey: publicKey, appID: appID, storedCounter: counter)
+            report(VerificationStep.assertion, failure: nil)
+            print("verified")
+            print("  counter: \(result.counter) (store it if it is still above the stored one)")
+            return 0
+        } catch {
+            report(VerificationStep.assertion, failure: error)
+            return 1
+        }
+    }
+
+    /// One line per step: ok up to the failing one, FAILED with the reason, then skipped.
+    static func report(_ steps: [VerificationStep], failure: AppAttestFailure?) {
+        var failed = false
+        for step in steps {
+            let name = step.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
+            if failed {
+                print("  skipped  \(name) \(step.summary)")
+            } else if let failure, failure.step == step {
+                print("  FAILED   \(name) \(step.summary)")
+                print("           \(failure.code): \(TerminalText.escaped(failure.detail))")
+                failed = true
+            } else {
+                print("  ok       \(name) \(step.summary)")
+            }
+        }
+        if let failure { print("refused: \(failure.code) at step \(failure.step.rawValue)") }
+    }
+
+    static func file(_ path: String, what: String) throws -> Data {
+        do { return Data(try FileBytes.read(path, limit: 1 << 20)) } catch {
+            throw UsageError("cannot read \(what) \(path): \(error.reason)")
+        }
+    }
+
+    /// A file's bytes: base64 (either alphabet, whitespace ignored) when the text is that, else the raw bytes.
+    static func blob(_ path: String, what: String) throws -> Data {
+        let bytes = try file(path, what: what)
+        guard !bytes.isEmpty else { throw UsageError("\(what) \(path) is empty") }
+        return base64(String(decoding: bytes, as: UTF8.self)) ?? bytes
+    }
+
+    static func base64(_ text: String) -> Data? {
+        var compact = String(text.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) })
+        guard !compact.isEmpty, compact.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+/-_=".contains($0)) }) else { return nil }
+        compact = compact.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        compact += String(repeating: "=", count: (4 - compact.count % 4) % 4)
+        return Data(base64Encoded: compact)
+    }
+
+    static func keyID(_ text: String) throws -> Data {
+        if text.count == 64, let hex = Data(hexString: text) { return hex }
+        guard let bytes = base64(text), bytes.count == 32 else { throw UsageError("--key-id must be 32 bytes in base64 (as generateKey returns it) or 64 hex digits") }
+        return bytes
+    }
+
+    static func appID(_ text: String) throws -> AppID {
+        guard let appID = AppID(text) else { throw UsageError("--app-id must be TEAMID.bundle.id") }
+        return appID
+    }
+
+    static func time(_ text: String) throws -> Date {
+        let plain = ISO8601DateFormatter()
+        let fractional = ISO8601DateFormatter()
+        fractional.formatOptions.insert(.withFractionalSeconds)
+        guard let date = plain.date(from: text) ?? fractional.date(from: text) else { throw UsageError("--at must be an RFC 3339 time, e.g. 2021-01-23T12:13:33Z") }
+        return date
+    }
+
+    static func chainVerifier(_ path: String) throws -> CertificateChainVerifier {
+        let text = String(decoding: try file(path, what: "--root"), as: UTF8.self)
+        do { return try CertificateChainVerifier(roots: X509Certificate.certificates(pem: text)) } catch {
+            throw UsageError("--root \(path): \(error)")
+        }
+    }
+
+    /// The stored key: 130 hex digits, or a file with hex, base64, PEM or the raw 65 bytes.
+    static func publicKey(_ argument: String) throws -> Data {
+        if argument.count == 130, let hex = Data(hexString: argument) { return hex }
+        let bytes = try file(argument, what: "--public-key")
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.contains("-----BEGIN") {
+            do { return try P256PublicKey(pem: text).uncompressedPoint } catch { throw UsageError("--public-key \(argument): \(error)") }
+        }
+        if let hex = Data(hexString: text), hex.count == 65 { return hex }
+        if let decoded = base64(text), decoded.count == 65 { return decoded }
+        if bytes.count == 65 { return bytes }
+        throw UsageError("--public-key must be a 65-byte uncompressed P-256 point (hex, base64, raw) or a PEM PUBLIC KEY")
+    }
+}
