@@ -49,12 +49,14 @@ mutate: deps
 coverage: deps
 	@nice -n 10 Tests/coverage/coverage.sh
 
-# Release build, then the full matrix, each run raced against the Go peer (Benchmarks/README.md); golang-go comes
-# with --bench only, so `make test` (bench.py --smoke, no peer) never needs Go.
+# Release build, then the full matrix, each run raced against the Go peer (Benchmarks/README.md), then issue 9's
+# ledger comparison (SQLite, PostgreSQL, two replicas); golang-go comes with --bench only, so `make test`
+# (bench.py --smoke, no peer) never needs Go.
 bench:
 	@.ci/install-deps.sh --bench
 	$(SWIFT) build -c release
 	python3 Benchmarks/bench.py
+	python3 Benchmarks/bench.py --compare-ledgers
 
 clean:
 	rm -rf .build .build-* run

@@ -13,8 +13,14 @@
 local threads = {}
 local next_id = 0
 
+-- spread() and report() live beside this script.
+local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+dofile(here .. "spread.lua")
+dofile(here .. "report.lua")
+
 function setup(thread)
     thread:set("thread_id", next_id)
+    spread(thread, next_id)
     next_id = next_id + 1
     table.insert(threads, thread)
 end
@@ -45,9 +51,6 @@ function request()
     end
     return wrk.format("POST", path, headers, '{"device_token":"' .. tokens[index] .. '"}')
 end
-
--- report() lives beside this script.
-dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "report.lua")
 
 function done(summary, latency, requests)
     local wrapped, loaded = 0, 0

@@ -4,8 +4,17 @@
 wrk.method = "GET"
 wrk.path = "/.well-known/jwks.json"
 
--- report() lives beside this script.
-dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "report.lua")
+-- spread() and report() live beside this script.
+local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
+dofile(here .. "spread.lua")
+dofile(here .. "report.lua")
+
+local next_id = 0
+
+function setup(thread)
+    spread(thread, next_id)
+    next_id = next_id + 1
+end
 
 function done(summary, latency, requests)
     report(summary, latency, 0, 0)

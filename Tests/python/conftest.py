@@ -5,11 +5,17 @@ Every suite here drives the release binary named by TWOBITS_BIN (see `make test-
 configurations (bit layout, tokens section, Apple environment, promotions, any extra field), and
 every process started is killed at teardown, whatever the test did.
 
+The `postgres` fixture is a PostgreSQL cluster for the suites that need one (the one `make test` starts,
+or a private one); `postgres.create_database()` gives each deployment a fresh database, and
+`Deployment.start_replicas(n)` runs n `twobits serve` processes on one configuration.
+
 Only the standard library, PyJWT and pytest are used.
 """
 import copy
 import json
 import os
+import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -237,6 +243,23 @@ class Deployment:
         wait_until(lambda: http("GET", self.url + "/readyz", timeout=2).status == 200,
                    20, "twobits serve", process, self.logs["server"])
 
+    def start_replicas(self, count):
+        """Runs `count` `twobits serve` processes on this configuration (the first is "server" on
+        `self.port`), each on a port of its own; they share the sandbox, the keys and the database, so
+        `database` must be a PostgreSQL URI. Returns the list of `Replica`s (also `self.replicas`)."""
+        self.replicas = [Replica(self, "server", self.port, self.config_path)]
+        self.start_server()
+        for index in range(1, count):
+            port = free_port()
+            while port in (self.port, self.sandbox_port) or port in [r.port for r in self.replicas]:
+                port = free_port()
+            config_path = self.dir / f"config-replica{index}.json"
+            config_path.write_text(json.dumps({**self.config, "listen": f"127.0.0.1:{port}"}, indent=2))
+            replica = Replica(self, f"replica{index}", port, config_path)
+            self.replicas.append(replica)
+            replica.start()
+        return self.replicas
+
     @property
     def server(self):
         return self.processes["server"]
@@ -333,6 +356,54 @@ class Deployment:
                 return events
 
 
+class Replica:
+    """One of several `twobits serve` processes of a deployment (see `Deployment.start_replicas`): the
+    deployment's HTTP conveniences, sent to this replica's port."""
+
+    def __init__(self, deployment, name, port, config_path):
+        self.deployment = deployment
+        self.name = name
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}"
+        self.config_path = config_path
+        self.api_keys = deployment.api_keys
+
+    def start(self):
+        d = self.deployment
+        if self.name == "server":
+            return d.start_server()
+        process = d._spawn(self.name, ["serve", "--config", str(self.config_path)])
+        wait_until(lambda: http("GET", self.url + "/readyz", timeout=2).status == 200,
+                   20, f"twobits serve ({self.name})", process, d.logs[self.name])
+
+    @property
+    def process(self):
+        return self.deployment.processes.get(self.name)
+
+    def alive(self):
+        return self.process is not None and self.process.poll() is None
+
+    def kill(self, sig=signal.SIGKILL):
+        process = self.process
+        if process and process.poll() is None:
+            process.send_signal(sig)
+            process.wait(timeout=15)
+
+    def log(self):
+        return tail(self.deployment.logs.get(self.name), 200)
+
+    request = Deployment.request
+    post = Deployment.post
+    get = Deployment.get
+    exchange = Deployment.exchange
+    verify = Deployment.verify
+    audit_events = Deployment.audit_events
+    jwks_url = Deployment.jwks_url
+
+    def __repr__(self):
+        return f"<Replica {self.name} {self.url}>"
+
+
 class DeploymentFactory:
     """Starts deployments under one directory and kills them all at `close()`."""
 
@@ -393,3 +464,115 @@ if os.environ.get("LLVM_PROFILE_FILE"):
                 process.wait(timeout=10)
 
     Deployment.stop = _stop_politely
+
+
+# -- PostgreSQL ----------------------------------------------------------------------------------
+
+
+POSTGRES_SCRIPT = REPO / ".ci" / "postgres.sh"
+
+
+def postgres_password(uri):
+    """The password in a postgresql://user:password@host/db URI (None when it has none)."""
+    match = re.match(r"^postgres(?:ql)?://[^:/@]+:([^@]+)@", uri)
+    return match.group(1) if match else None
+
+
+class PostgresCluster:
+    """A PostgreSQL cluster: `uri` (postgresql://twobits:PASSWORD@127.0.0.1:PORT/twobits, a role with
+    CREATEDB) and `dir` (the .ci/postgres.sh directory, for `stop`/`resume`). `owned` clusters were
+    started here and are destroyed by `destroy()`."""
+
+    def __init__(self, uri, directory, owned):
+        self.uri = uri
+        self.dir = directory
+        self.owned = owned
+        self.password = postgres_password(uri)
+        self.databases = 0
+
+    @classmethod
+    def start(cls):
+        """A private cluster (`.ci/postgres.sh start`); the caller destroys it."""
+        result = subprocess.run([str(POSTGRES_SCRIPT), "start"], capture_output=True, text=True, timeout=120)
+        if result.returncode != 0:
+            raise RuntimeError(f".ci/postgres.sh start exited {result.returncode}: {result.stderr}")
+        exported = dict(re.findall(r"^export (\w+)='([^']*)'$", result.stdout, re.M))
+        return cls(exported["TWOBITS_TEST_POSTGRES"], exported["TWOBITS_TEST_POSTGRES_DIR"], owned=True)
+
+    def database_uri(self, name):
+        """The cluster's URI naming another database (query parameters kept)."""
+        base, _, query = self.uri.partition("?")
+        return base.rsplit("/", 1)[0] + "/" + name + ("?" + query if query else "")
+
+    def psql(self, sql, database=None):
+        """Runs SQL with psql as the cluster's role (in `database`, default the role's own); returns the
+        unaligned, tuples-only output."""
+        uri = self.database_uri(database) if database else self.uri
+        result = subprocess.run(["psql", uri, "-qAtX", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                                capture_output=True, text=True, timeout=60)
+        if result.returncode != 0:
+            raise RuntimeError(f"psql: {result.stderr.strip()}")
+        return result.stdout
+
+    def create_database(self, prefix="t"):
+        """A fresh, empty database; returns its URI."""
+        self.databases += 1
+        name = f"{prefix}_{os.getpid()}_{self.databases}_{int(time.time() * 1000) % 100000000}"
+        self.psql(f'CREATE DATABASE "{name}"')
+        return self.database_uri(name)
+
+    def stop(self):
+        subprocess.run([str(POSTGRES_SCRIPT), "stop", self.dir], check=True, capture_output=True, timeout=60)
+
+    def resume(self):
+        subprocess.run([str(POSTGRES_SCRIPT), "resume", self.dir], check=True, capture_output=True, timeout=60)
+
+    def destroy(self):
+        if self.owned:
+            subprocess.run([str(POSTGRES_SCRIPT), "destroy", self.dir], capture_output=True, timeout=60)
+
+
+def postgres_available():
+    """Why a private cluster cannot be started here, or None."""
+    if not shutil.which("psql"):
+        return "psql is not installed (apt-get install postgresql)"
+    if not list(Path("/usr/lib/postgresql").glob("*/bin/initdb")):
+        return "no PostgreSQL server (apt-get install postgresql)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """The cluster `make test` started (TWOBITS_TEST_POSTGRES, TWOBITS_TEST_POSTGRES_DIR), or a private
+    one started here and destroyed after the session. Missing with TWOBITS_REQUIRE_POSTGRES=1: the test
+    fails; otherwise it is skipped when no PostgreSQL server is installed."""
+    uri = os.environ.get("TWOBITS_TEST_POSTGRES")
+    if uri:
+        cluster = PostgresCluster(uri, os.environ.get("TWOBITS_TEST_POSTGRES_DIR", ""), owned=False)
+        yield cluster
+        return
+    if os.environ.get("TWOBITS_REQUIRE_POSTGRES") == "1":
+        pytest.fail("TWOBITS_REQUIRE_POSTGRES=1 but TWOBITS_TEST_POSTGRES is not set (run under .ci/postgres.sh run)")
+    missing = postgres_available()
+    if missing:
+        pytest.skip(missing)
+    cluster = PostgresCluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.destroy()
+
+
+@pytest.fixture
+def private_postgres():
+    """A cluster of this test's own (tests that stop PostgreSQL must not stop the shared one)."""
+    missing = postgres_available()
+    if missing:
+        if os.environ.get("TWOBITS_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"TWOBITS_REQUIRE_POSTGRES=1 but {missing}")
+        pytest.skip(missing)
+    cluster = PostgresCluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.destroy()

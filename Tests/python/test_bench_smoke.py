@@ -4,6 +4,8 @@ tokens, or when the sandbox saw more than one developer JWT.
 
 Needs wrk (`.ci/install-deps.sh` installs it) and TWOBITS_BIN pointing at a release build.
 """
+import glob
+import json
 import os
 import shutil
 import subprocess
@@ -20,8 +22,8 @@ def twobits_bin():
     return os.environ.get("TWOBITS_BIN") or os.path.join(ROOT, ".build", "release", "twobits")
 
 
-@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (apt-get install -y wrk)")
-def test_bench_smoke_runs_clean():
+def run_smoke(args, timeout):
+    """Runs `bench.py --smoke ARGS`; returns (the JSON report, the output)."""
     binary = twobits_bin()
     if not os.access(binary, os.X_OK):
         pytest.skip("no twobits binary at %s (set TWOBITS_BIN)" % binary)
@@ -30,10 +32,10 @@ def test_bench_smoke_runs_clean():
         # bench.py runs each child in its own process group and kills them on exit; a new session here
         # lets the test kill bench.py and everything under it should bench.py itself hang.
         proc = subprocess.Popen(
-            [sys.executable, BENCH, "--smoke", "--output", os.path.join(out, "smoke.json")],
+            [sys.executable, BENCH, "--smoke", "--output", os.path.join(out, "smoke.json")] + args,
             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
         try:
-            output, _ = proc.communicate(timeout=40)
+            output, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, 15)
             try:
@@ -41,7 +43,30 @@ def test_bench_smoke_runs_clean():
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, 9)
                 output, _ = proc.communicate(timeout=10)
-            pytest.fail("bench.py --smoke did not finish within 40 s:\n" + output[-4000:])
+            pytest.fail("bench.py --smoke did not finish within %d s:\n%s" % (timeout, output[-4000:]))
         assert proc.returncode == 0, "bench.py --smoke exited %d:\n%s" % (proc.returncode, output[-4000:])
         assert "smoke OK" in output
-        assert os.path.exists(os.path.join(out, "smoke.json"))
+        with open(os.path.join(out, "smoke.json")) as f:
+            return json.load(f), output
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (apt-get install -y wrk)")
+def test_bench_smoke_runs_clean():
+    run_smoke([], 40)
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (apt-get install -y wrk)")
+def test_bench_smoke_runs_clean_on_two_replicas_sharing_postgres():
+    """Issue 9's bench setup: two `twobits serve` on one PostgreSQL, wrk's threads split between them."""
+    uri = os.environ.get("TWOBITS_TEST_POSTGRES")
+    if not uri and not glob.glob("/usr/lib/postgresql/*/bin/initdb"):
+        if os.environ.get("TWOBITS_REQUIRE_POSTGRES") == "1":
+            pytest.fail("TWOBITS_REQUIRE_POSTGRES=1 but no PostgreSQL server is installed")
+        pytest.skip("no PostgreSQL server (apt-get install postgresql)")
+    args = ["--ledger", "postgres", "--replicas", "2", "--scenarios", "fallback,claim"] + (["--postgres", uri] if uri else [])
+    report, _ = run_smoke(args, 60)
+    assert [(r["scenario"], r["ledger"], r["replicas"]) for r in report["runs"]] == [("fallback", "postgres", 2), ("claim", "postgres", 2)]
+    for r in report["runs"]:
+        # Both replicas called Apple: each signed its own developer JWT.
+        assert r["developer_jwts_total"] == 2, r
+        assert r["server_statuses"], r
