@@ -38,6 +38,20 @@ struct ReplicaTests {
         }
     }
 
+    /// Statements are prepared once per connection; a table changed under a prepared `SELECT *` (a newer
+    /// replica migrating) must not break the older replica's calls.
+    @Test func aTableChangedUnderAPreparedStatementIsReadAfresh() async throws {
+        try await withPostgres { store in
+            let ledger = try store.openPostgres(poolSize: 1)
+            let ban = PendingDeviceAction(installID: "inst", kind: .ban, reason: nil, client: "admin", createdAt: now)
+            try await ledger.setPendingAction(ban)
+            #expect(try await ledger.pendingAction(installID: "inst") == ban)
+            try store.connection().execute("ALTER TABLE pending_actions ADD COLUMN added_later TEXT")
+            #expect(try await ledger.pendingActions() == [ban])
+            #expect(try await ledger.pendingAction(installID: "inst") == ban)
+        }
+    }
+
     @Test func aTokenIDRacedOnThreeReplicasIsConsumedOnce() async throws {
         try await withPostgres { store in
             let replicas = try (0..<3).map { _ in try store.openPostgres() }

@@ -8,6 +8,9 @@ import Foundation
 /// connect timeout, TCP keepalives and the application name come first, so the URI overrides them.
 final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
+    /// Statements prepared on this session, by their text: the server parses and plans each once per
+    /// connection instead of at every call (PostgreSQL's own CPU per ledger call is most of its cost).
+    private var prepared: [String: String] = [:]
 
     /// Connects, or fails with libpq's message (never the URI: libpq's text holds host and port, not the password).
     init(uri: String) throws(PostgresError) {
@@ -84,10 +87,30 @@ final class PostgresConnection: @unchecked Sendable {
             }
         }
         let values: [UnsafePointer<CChar>?] = buffers.map { $0.map { UnsafePointer($0) } }
+        let name = try prepare(sql, types: types)
         let result = values.withUnsafeBufferPointer { v in
-            PQexecParams(handle, sql, Int32(parameters.count), types, v.baseAddress, lengths, formats, 0)
+            PQexecPrepared(handle, name, Int32(parameters.count), v.baseAddress, lengths, formats, 0)
         }
-        return try consume(result)
+        do { return try consume(result) } catch where error.sqlState == "0A000" {
+            // "cached plan must not change result type": a migration (from another replica) changed a table
+            // under a prepared `SELECT *`. Forget every prepared statement and run this one afresh.
+            _ = try? execute("DEALLOCATE ALL")
+            prepared.removeAll()
+            let again = try prepare(sql, types: types)
+            return try consume(values.withUnsafeBufferPointer { v in
+                PQexecPrepared(handle, again, Int32(parameters.count), v.baseAddress, lengths, formats, 0)
+            })
+        }
+    }
+
+    /// The name of `sql` prepared on this session (with the parameter types of its first use; a null's type,
+    /// 0, lets the server infer it from the statement).
+    private func prepare(_ sql: String, types: [Oid]) throws(PostgresError) -> String {
+        if let name = prepared[sql] { return name }
+        let name = "twobits_\(prepared.count + 1)"
+        _ = try consume(PQprepare(handle, name, sql, Int32(types.count), types))
+        prepared[sql] = name
+        return name
     }
 
     /// BEGIN, `body`, COMMIT; ROLLBACK when `body` throws (unless the connection is gone).
