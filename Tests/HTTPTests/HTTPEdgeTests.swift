@@ -239,6 +239,23 @@ final class RawClient {
         }
     }
 
+    /// On one loop the daemon holds every allowed connection: the next one must still be accepted and
+    /// closed by the accept policy, not left waiting in the kernel's backlog (MHD stops accepting at its own limit).
+    @Test func aConnectionPastTheCapIsClosedNotQueued() async throws {
+        var config = HTTPServerConfiguration(threads: 1)
+        config.maxConnections = 2
+        try await withServer(config, handler: { _ in .text(200, "ok") }) { server in
+            let held = try (0..<2).map { _ in try RawClient(port: server.port) }
+            for client in held {
+                client.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(client.readSome().hasPrefix("HTTP/1.1 200"))
+            }
+            let extra = try RawClient(port: server.port)
+            extra.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(extra.closedByServer)
+        }
+    }
+
     @Test func theOpenFileLimitIsRaisedAndCapsConnections() async throws {
         try await withServer(handler: { _ in .text(200, "ok") }) { server in
             let limits = server.limits
