@@ -48,6 +48,17 @@ final class RawClient {
         return n > 0 ? String(decoding: buffer[0..<n], as: UTF8.self) : ""
     }
 
+    /// `count` connections, each answered once and kept alive: proof the server has accepted every one (a
+    /// fixed sleep was not enough on a loaded machine).
+    static func answeredAndKept(_ count: Int, port: UInt16) throws -> [RawClient] {
+        let clients = try (0..<count).map { _ in try RawClient(port: port) }
+        for client in clients {
+            client.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(client.readSome().hasPrefix("HTTP/1.1 200"))
+        }
+        return clients
+    }
+
     /// True when the server has closed the connection (end of file or reset) within the receive timeout.
     var closedByServer: Bool {
         var byte: UInt8 = 0
@@ -224,17 +235,13 @@ final class RawClient {
         var config = HTTPServerConfiguration(threads: 2)
         config.maxConnections = 3
         try await withServer(config, handler: { _ in .text(200, "ok") }) { server in
-            // Each held connection is answered (kept alive) before the extra ones: a fixed sleep was not
-            // enough for the server to have accepted all three on a loaded machine.
-            let held = try (0..<3).map { _ in try RawClient(port: server.port) }
-            for client in held {
-                client.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
-                #expect(client.readSome().hasPrefix("HTTP/1.1 200"))
-            }
-            for _ in 0..<4 {
-                let extra = try RawClient(port: server.port)
-                extra.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
-                #expect(extra.closedByServer)
+            let held = try RawClient.answeredAndKept(3, port: server.port)
+            try withExtendedLifetime(held) {
+                for _ in 0..<4 {
+                    let extra = try RawClient(port: server.port)
+                    extra.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+                    #expect(extra.closedByServer)
+                }
             }
         }
     }
@@ -245,14 +252,12 @@ final class RawClient {
         var config = HTTPServerConfiguration(threads: 1)
         config.maxConnections = 2
         try await withServer(config, handler: { _ in .text(200, "ok") }) { server in
-            let held = try (0..<2).map { _ in try RawClient(port: server.port) }
-            for client in held {
-                client.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
-                #expect(client.readSome().hasPrefix("HTTP/1.1 200"))
+            let held = try RawClient.answeredAndKept(2, port: server.port)
+            try withExtendedLifetime(held) {
+                let extra = try RawClient(port: server.port)
+                extra.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+                #expect(extra.closedByServer)
             }
-            let extra = try RawClient(port: server.port)
-            extra.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(extra.closedByServer)
         }
     }
 
