@@ -9,6 +9,8 @@ debs=(pkg-config openssl libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsq
 # --test also needs a PostgreSQL server, for the throw-away cluster of .ci/postgres.sh.
 if [[ "${1:-}" != "--run" ]]; then debs+=(postgresql); fi
 if [[ "${1:-}" != "--run" ]]; then debs+=(wrk); fi
+# --test checks deploy/systemd/twobits.service with systemd-analyze (no running systemd needed).
+if [[ "${1:-}" != "--run" ]]; then debs+=(systemd); fi
 if [[ "${1:-}" == "--bench" ]]; then debs+=(golang-go); fi
 
 missing=()

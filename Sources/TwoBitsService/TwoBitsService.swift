@@ -23,6 +23,7 @@ public final class TwoBitsService: Sendable {
     /// The fallback-token use cases; nil when the configuration has no `tokens` section.
     let tokenExchange: TokenExchangeService?
     let debugSecrets: DebugSecretService?
+    let readinessCheck: ReadinessCheck
     private let server: HTTPServer
 
     /// Builds every component; fails with an error naming the configuration field at fault.
@@ -79,8 +80,9 @@ public final class TwoBitsService: Sendable {
         self.debugSecrets = debugSecrets
 
         var table = RouteTable()
-        HealthController(ledger: ledger, developerTokens: developerTokens, metrics: metrics, keys: tokenExchange?.keys, logger: logger)
-            .register(in: &table)
+        let readinessCheck = ReadinessCheck(ledger: ledger, developerTokens: developerTokens, keys: tokenExchange?.keys, logger: logger)
+        self.readinessCheck = readinessCheck
+        HealthController(readinessCheck: readinessCheck, metrics: metrics).register(in: &table)
         DeviceController(policy: policy).register(in: &table)
         PromotionController(policy: policy, claims: ClaimService(policy: policy, ledger: ledger, events: events)).register(in: &table)
         InstallController(policy: policy, metrics: metrics).register(in: &table)
@@ -145,6 +147,9 @@ public final class TwoBitsService: Sendable {
         ])
         logger.flush()
     }
+
+    /// What `/readyz` would answer now.
+    public func readiness() async -> Readiness { await readinessCheck.run() }
 
     /// The bound port.
     public var port: UInt16 { server.port }
