@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 SWIFT ?= swift
 
-.PHONY: deps build release run test test-suites test-python sanitize fuzz mutate coverage bench bench-smoke clean
+.PHONY: deps build release package run test test-suites test-python sanitize fuzz mutate coverage bench bench-smoke clean
 
 deps:
 	@.ci/install-deps.sh --test
@@ -13,6 +13,11 @@ build: deps
 release:
 	@.ci/install-deps.sh --run
 	$(SWIFT) build -c release
+
+# The Debian package twobits_<version>_<arch>.deb in .build-package/ (static Swift runtime, stripped, git commit inside).
+package:
+	@.ci/install-deps.sh --test
+	@.ci/package.sh
 
 # Builds release, starts the sandbox and the server with a throw-away key, prints curl commands.
 run: release

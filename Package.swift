@@ -25,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // epoll, eventfd and the monotonic clock (glibc headers only, nothing to link).
         .systemLibrary(name: "CEventLoop"),
+        // The git commit `make package` builds from, as a macro (-Xcc -DTWOBITS_GIT_COMMIT=...): header only.
+        .systemLibrary(name: "CBuildInfo"),
 
         // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see (docs/architecture.md).
         .target(name: "Locking", swiftSettings: layered),
@@ -62,7 +64,7 @@ let package = Package(
             "UseCases", "DeviceCheck", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
         ], swiftSettings: layered),
         .executableTarget(name: "twobits", dependencies: [
-            "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "PostgresLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "AppAttest",
+            "CBuildInfo", "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "PostgresLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "AppAttest",
         ], swiftSettings: layered),
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
         .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),

@@ -11,6 +11,8 @@ if [[ "${1:-}" != "--run" ]]; then debs+=(postgresql); fi
 if [[ "${1:-}" != "--run" ]]; then debs+=(wrk); fi
 # --test checks deploy/systemd/twobits.service with systemd-analyze (no running systemd needed).
 if [[ "${1:-}" != "--run" ]]; then debs+=(systemd); fi
+# --test builds, lints and installs the Debian package (Tests/python/test_package.py).
+if [[ "${1:-}" != "--run" ]]; then debs+=(dpkg-dev lintian adduser); fi
 if [[ "${1:-}" == "--bench" ]]; then debs+=(golang-go); fi
 
 missing=()

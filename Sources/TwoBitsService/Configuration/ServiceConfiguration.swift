@@ -83,7 +83,13 @@ public struct ServiceConfiguration: Sendable {
     /// Reads and validates a configuration file, applying environment overrides.
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> ServiceConfiguration {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ConfigurationError("--config", "cannot read \(path) (no such file or permission denied)")
+            // Installed from the package, the example sits beside the missing file: say where to start.
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            let example = directory.appendingPathComponent("config.example.json").path
+            let hint = FileManager.default.fileExists(atPath: example)
+                ? "; copy \(example) to \(path), fill it in (docs/configuration.md, or man twobits), then start again"
+                : "; docs/configuration.md describes every field"
+            throw ConfigurationError("--config", "cannot read \(path) (no such file or permission denied)" + hint)
         }
         var configuration = try parse(data, environment: environment, baseDirectory: URL(fileURLWithPath: path).deletingLastPathComponent().path)
         configuration.file = path

@@ -20,7 +20,9 @@ enum TwoBitsCommand {
       app-attest verify|verify-assertion ... verify an App Attest attestation or assertion offline,
                                             step by step (twobits app-attest --help)
 
-    Documentation: docs/ in the repository.
+      --version                             print the version and the git commit it was built from
+
+    Documentation: docs/ in the repository; man twobits where the Debian package is installed.
     """
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -39,6 +41,9 @@ enum TwoBitsCommand {
             case "migrate": return try MigrateCommand.run(rest)
             case "ledger": return try LedgerCommand.run(rest)
             case "app-attest": return try AppAttestCommand.run(rest)
+            case "version", "--version":
+                print(BuildInfo.versionLine)
+                return 0
             case "help", "--help", "-h":
                 print(usage)
                 return 0
