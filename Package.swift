@@ -28,8 +28,8 @@ let package = Package(
         // The git commit `make package` builds from, as a macro (-Xcc -DTWOBITS_GIT_COMMIT=...): header only.
         .systemLibrary(name: "CBuildInfo"),
 
-        // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see (docs/architecture.md).
-        .target(name: "Locking", swiftSettings: layered),
+        // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see, and named detached threads (docs/architecture.md).
+        .target(name: "Locking", dependencies: ["CEventLoop"], swiftSettings: layered),
         // One thread, one epoll set, a Swift TaskExecutor: the runtime every request runs on.
         .target(name: "EventLoops", dependencies: ["CEventLoop", "Locking"], swiftSettings: layered),
 
@@ -65,6 +65,7 @@ let package = Package(
         ], swiftSettings: layered),
         .executableTarget(name: "twobits", dependencies: [
             "CBuildInfo", "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "PostgresLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "AppAttest",
+            "Locking",
         ], swiftSettings: layered),
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
         .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),

@@ -61,5 +61,5 @@ static inline uint64_t twobits_loop_now_ns(void) {
 /// The calling thread's kernel id (for logs and the one-thread-per-request test).
 static inline long twobits_loop_thread_id(void) { return (long)syscall(SYS_gettid); }
 /// Names the calling thread (shown by `top -H`; the kernel keeps 15 bytes).
-static inline void twobits_loop_name_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
+static inline void twobits_name_current_thread(const char *name) { prctl(PR_SET_NAME, name, 0, 0, 0); }
 #endif

@@ -195,7 +195,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private func run() {
         let me = Unmanaged.passUnretained(self).toOpaque()
         pthread_setspecific(Self.currentKey, me)
-        twobits_loop_name_thread(name)
+        twobits_name_current_thread(name)
         var fds = [Int32](repeating: 0, count: 128)
         var flags = [Int32](repeating: 0, count: 128)
         let capacity = Int32(fds.count)

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Everything TwoBits remembers besides Apple's bits. SQLite by default; the protocol lets a
 /// PostgreSQL implementation follow for running several instances.

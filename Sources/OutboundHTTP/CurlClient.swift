@@ -1,6 +1,6 @@
 import CCurl
 import EventLoops
-import Foundation
+import FoundationEssentials
 import Locking
 
 /// An async HTTP client on libcurl's multi interface.

@@ -1,5 +1,5 @@
 import CCurl
-import Foundation
+import FoundationEssentials
 
 /// One libcurl easy handle and everything that must live as long as it does.
 ///

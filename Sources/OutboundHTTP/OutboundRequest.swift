@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// One outgoing HTTP request.
 public struct OutboundRequest: Sendable {

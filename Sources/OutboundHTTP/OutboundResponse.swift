@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The status and body of a completed exchange.
 public struct OutboundResponse: Sendable {

@@ -1,5 +1,5 @@
 import DeviceCheck
-public import Foundation
+public import FoundationEssentials
 public import HTTPServer
 import TwoBitsCrypto
 

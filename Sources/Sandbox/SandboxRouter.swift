@@ -1,5 +1,5 @@
 import DeviceCheck
-import Foundation
+import FoundationEssentials
 import HTTPServer
 
 /// Routes the sandbox's HTTP requests: Apple's three endpoints and the control API.

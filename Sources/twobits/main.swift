@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 // `twobits <command>`: serve, sandbox, apikey, keys, admin, app-attest.
 let arguments = Array(CommandLine.arguments.dropFirst())

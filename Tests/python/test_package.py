@@ -84,6 +84,14 @@ def test_the_control_file_names_version_and_computed_dependencies(deb):
     assert "swift" not in fields.lower()
 
 
+def test_the_binary_is_small_because_full_foundation_stays_out(deb):
+    # Full Foundation brings ICU (about 40 MB); the product imports FoundationEssentials only (docs/architecture.md).
+    binary = REPO / ".build-package" / Path(deb).stem / "usr" / "bin" / "twobits"
+    assert binary.stat().st_size <= 20 * 1024 * 1024, binary.stat().st_size
+    symbols = run("nm", "--defined-only", str(REPO / ".build-package" / "build" / "release" / "twobits")).stdout
+    assert "ucol_open" not in symbols and "icu_" not in symbols.lower(), "ICU is linked in"
+
+
 def test_installed_files_owners_and_modes(installed):
     for path, expected in INSTALLED.items():
         assert os.path.exists(path), path

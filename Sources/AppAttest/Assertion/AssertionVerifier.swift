@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import TwoBitsCrypto
 
 /// Verifies App Attest assertions against a stored key, Apple's steps in order. Stateless: the caller

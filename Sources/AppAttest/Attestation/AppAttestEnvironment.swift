@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// App Attest's two environments, told apart by the AAGUID in the attested credential data.
 public enum AppAttestEnvironment: String, Sendable, CaseIterable {

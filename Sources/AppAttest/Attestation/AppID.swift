@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import TwoBitsCrypto
 
 /// An app's identifier as App Attest knows it: team id and bundle id, "TEAMID.bundle.id".

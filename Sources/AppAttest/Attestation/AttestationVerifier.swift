@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import TwoBitsCrypto
 
 /// Verifies App Attest attestation objects, every step of Apple's "Validating apps that connect to your

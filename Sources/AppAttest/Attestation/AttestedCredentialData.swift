@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The attested credential data of an attestation's authenticator data: AAGUID, credential id and the
 /// credential public key (a COSE EC2 P-256 key, kept as the uncompressed point).

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Authenticator data as App Attest writes it: RP ID hash (32), flags (1), counter (4, big-endian), then
 /// in attestations the attested credential data, and from iOS 27 a CBOR map of extensions — appended even

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// What a verified attestation establishes: the key to store, and what to keep beside it.
 public struct VerifiedAttestation: Sendable, Equatable {

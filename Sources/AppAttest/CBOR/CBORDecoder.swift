@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A strict CBOR (RFC 8949) decoder for the subset App Attest sends: unsigned and negative integers,
 /// byte and text strings, arrays, maps, false, true and null, all of definite length.

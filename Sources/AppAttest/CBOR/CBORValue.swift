@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// One decoded CBOR data item, of the subset App Attest uses.
 public enum CBORValue: Equatable, Sendable {

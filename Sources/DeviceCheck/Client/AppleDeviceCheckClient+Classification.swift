@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 extension AppleDeviceCheckClient {
     /// How the client reads one answer of Apple's: the query state, success, or the error class.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The JSON body of every DeviceCheck call, field names exactly as Apple spells them.
 struct AppleRequestBody {

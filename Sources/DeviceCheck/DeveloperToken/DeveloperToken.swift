@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The ES256 JWT that authorises calls to Apple. A credential: never logged.
 public struct DeveloperToken: Sendable, Hashable, CustomStringConvertible {

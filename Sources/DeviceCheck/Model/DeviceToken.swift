@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TwoBitsCrypto
 
 /// The base64 token an app got from `DCDevice.generateToken`. Opaque, fresh on every call, and a

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A calendar month in UTC, Apple's `last_update_time` precision ("YYYY-MM").
 public struct YearMonth: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
@@ -23,7 +23,7 @@ public struct YearMonth: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// The month containing `date` in UTC.
     public init(containing date: Date) {
         var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
+        calendar.timeZone = .gmt
         let c = calendar.dateComponents([.year, .month], from: date)
         self.year = c.year!
         self.month = c.month!
@@ -38,7 +38,10 @@ public struct YearMonth: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return YearMonth(year: index / 12, month: index % 12 + 1)!
     }
 
-    public var description: String { String(format: "%04d-%02d", year, month) }
+    public var description: String {
+        let y = String(year), m = String(month)
+        return String(repeating: "0", count: max(0, 4 - y.count)) + y + "-" + (m.count < 2 ? "0" : "") + m
+    }
 
     public static func < (a: YearMonth, b: YearMonth) -> Bool { (a.year, a.month) < (b.year, b.month) }
 

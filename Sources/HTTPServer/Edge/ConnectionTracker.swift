@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
 import Locking
 
 /// Every open connection and since when it has been receiving a request, so that a connection

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Why the server refused a request at its edge, before any handler ran.
 ///

@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
 
 /// What the first access-handler call decided from the request line and headers alone.
 enum HeadOutcome {
@@ -67,7 +67,7 @@ extension HTTPServer {
         if !transferEncodings.isEmpty, contentLengths > 0 {
             return refuse(.badRequest("Transfer-Encoding and Content-Length together"))
         }
-        if transferEncodings.count > 1 || transferEncodings.contains(where: { $0.trimmingCharacters(in: .whitespaces).lowercased() != "chunked" }) {
+        if transferEncodings.count > 1 || transferEncodings.contains(where: { $0.lowercased().split(whereSeparator: { $0 == " " || $0 == "\t" }) != ["chunked"] }) {
             return refuse(.badRequest("only a single Transfer-Encoding: chunked is supported"))
         }
 

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// The process's open-file limit (`RLIMIT_NOFILE`), which bounds how many connections can be open.
 public struct OpenFileLimit: Sendable, Equatable {

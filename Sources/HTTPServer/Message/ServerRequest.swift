@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A complete HTTP request as the server hands it to a handler.
 public struct ServerRequest: Sendable {

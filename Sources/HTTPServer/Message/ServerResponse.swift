@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A response, or an instruction to drop the connection without one.
 public struct ServerResponse: Sendable {
@@ -39,6 +39,7 @@ public struct ServerResponse: Sendable {
 
     /// The first value of a header by case-insensitive name.
     public func header(_ name: String) -> String? {
-        headers.first { $0.0.caseInsensitiveCompare(name) == .orderedSame }?.1
+        let wanted = name.lowercased()
+        return headers.first { $0.0.lowercased() == wanted }?.1
     }
 }

@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
 
 // The C callbacks libmicrohttpd calls, on the thread of the loop that runs the daemon. They capture
 // nothing: the loop's daemon, the connection's tracker entry and the per-request context travel through

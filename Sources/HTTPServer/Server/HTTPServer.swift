@@ -1,6 +1,6 @@
 import CMicroHTTPD
 public import EventLoops
-import Foundation
+import FoundationEssentials
 import Locking
 
 /// An HTTP/1.1 server on libmicrohttpd that runs async Swift handlers on event loops.
@@ -174,7 +174,7 @@ public final class HTTPServer: @unchecked Sendable {
         for daemon in daemons { await daemon.loop.submit { daemon.stop() } }
         if let ownGroup {
             // Not from a loop thread: a loop cannot join itself.
-            if EventLoop.current == nil { ownGroup.shutdown() } else { Thread.detachNewThread { ownGroup.shutdown() } }
+            if EventLoop.current == nil { ownGroup.shutdown() } else { DetachedThread.start(name: "twobits-shutdown") { ownGroup.shutdown() } }
         }
     }
 }

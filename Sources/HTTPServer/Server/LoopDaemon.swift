@@ -1,6 +1,6 @@
 import CMicroHTTPD
 import EventLoops
-import Foundation
+import FoundationEssentials
 
 /// One libmicrohttpd daemon run by one event loop: its epoll set is watched by the loop's, `MHD_run`
 /// is called on the loop when it is ready, and the requests it suspends are handled by tasks on the

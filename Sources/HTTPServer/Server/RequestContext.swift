@@ -1,5 +1,5 @@
 import CMicroHTTPD
-import Foundation
+import FoundationEssentials
 
 /// Per-request state that libmicrohttpd keeps for us in `con_cls` between calls of the access handler.
 /// Touched only on the thread of the loop whose daemon owns the connection.

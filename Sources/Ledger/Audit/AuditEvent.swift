@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// One entry of the audit trail: every bit write and every admin action.
 /// Holds at most a short SHA-256 prefix of a device token, never the token.

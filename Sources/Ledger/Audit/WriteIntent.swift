@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A write to Apple's bits, recorded before it is sent so that every write ends up audited with its
 /// real outcome. The audit event (result `pending`) and the intent share `id`.

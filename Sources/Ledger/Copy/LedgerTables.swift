@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A whole ledger as plain values, for `twobits ledger copy`: one backend exports it, another imports it.
 public struct LedgerTables: Sendable, Equatable {

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// What the ledger knows about an `Idempotency-Key` when a request arrives.
 public enum IdempotencyBegin: Sendable, Equatable {

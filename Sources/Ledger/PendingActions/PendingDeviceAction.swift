@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A ban or unban ordered by install id, applied the next time that install shows a device token.
 public struct PendingDeviceAction: Sendable, Equatable {

@@ -1,5 +1,5 @@
 public import DeviceCheck
-public import Foundation
+public import FoundationEssentials
 public import Ledger
 
 /// Decides what the bits mean and how they change. Every write is read-modify-write of both bits.

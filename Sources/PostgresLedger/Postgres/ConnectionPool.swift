@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import Ledger
 import Locking
+import Dispatch
 
 /// A bounded pool of blocking libpq connections, each on a thread of its own, so that no event loop ever
 /// waits on the network: a call queues a job and awaits a continuation the worker resumes.
@@ -73,13 +74,9 @@ final class ConnectionPool: Sendable {
         self.name = name
         for index in 0..<self.size {
             let connection = index < initial.count ? initial[index] : nil
-            let thread = Thread { [self] in work(connection, connectFirst: connection == nil) }
-            thread.name = "\(name)-\(index)"
-            thread.start()
+            DetachedThread.start(name: "\(name)-\(index)") { [self] in work(connection, connectFirst: connection == nil) }
         }
-        let reaper = Thread { [self] in reap() }
-        reaper.name = "\(name)-reaper"
-        reaper.start()
+        DetachedThread.start(name: "\(name)-reaper") { [self] in reap() }
     }
 
     /// Runs `body` on a pooled connection. A deadlock or serialization failure runs it again (up to 3
@@ -138,7 +135,7 @@ final class ConnectionPool: Sendable {
             if next.closed { break }
             if let deadline = next.deadline {
                 let remaining = deadline - .now
-                if remaining > .zero { _ = reaperWake.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(remaining))) }
+                if remaining > .zero { _ = reaperWake.wait(timeout: DispatchTime.now() + .nanoseconds(Self.nanoseconds(remaining))) }
                 let expired = state.withLock { s -> [Job] in
                     var jobs: [Job] = []
                     let now = ContinuousClock.now
@@ -160,7 +157,7 @@ final class ConnectionPool: Sendable {
         while true {
             let signalled: Bool
             if let idlePing {
-                signalled = workAvailable.wait(timeout: .now() + .nanoseconds(Self.nanoseconds(idlePing))) == .success
+                signalled = workAvailable.wait(timeout: DispatchTime.now() + .nanoseconds(Self.nanoseconds(idlePing))) == .success
             } else {
                 workAvailable.wait()
                 signalled = true

@@ -1,5 +1,6 @@
 import CPostgres
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// One blocking libpq connection. Not thread-safe: the pool gives each connection a thread of its own.
 ///
@@ -193,7 +194,7 @@ final class PostgresConnection: @unchecked Sendable {
     private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {
         guard let message else { return "" }
         // One line: libpq adds hints on lines of their own ("\n\tIs the server running…"), log lines are single.
-        return String(cString: message).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        return String(cString: message).split(whereSeparator: \.isNewline).map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
             .filter { !$0.isEmpty }.joined(separator: " ")
     }
 }

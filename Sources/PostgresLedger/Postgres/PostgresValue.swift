@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A parameter bound to, or a value read from, PostgreSQL.
 enum PostgresValue: Sendable, Equatable {

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import Locking
+import Dispatch
 
 /// Checkpoints the ledger's write-ahead log on a thread of its own, through a connection of its own.
 ///
@@ -20,9 +21,7 @@ final class WALCheckpointer: Sendable {
     init(path: String, interval: Duration, pages: Int = 1_000) throws(SQLiteError) {
         self.pages = pages
         let connection = try SQLiteConnection(path: path)
-        let thread = Thread { [self] in run(connection, interval: interval) }
-        thread.name = "twobits-wal-checkpoint"
-        thread.start()
+        DetachedThread.start(name: "twobits-wal-checkpoint") { [self] in run(connection, interval: interval) }
     }
 
     /// From the writer's commit (under its connection's lock): asks for a checkpoint once the log is long.
@@ -50,7 +49,7 @@ final class WALCheckpointer: Sendable {
     private func run(_ connection: SQLiteConnection, interval: Duration) {
         let nanoseconds = Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000)
         while true {
-            _ = wake.wait(timeout: .now() + .nanoseconds(nanoseconds))
+            _ = wake.wait(timeout: DispatchTime.now() + .nanoseconds(nanoseconds))
             let stopping = state.withLock { s -> Bool in
                 s.requested = false
                 return s.stopping

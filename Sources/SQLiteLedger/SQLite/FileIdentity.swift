@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A file's device and inode: equal for two paths (or two moments) exactly when they name the same file.
 struct FileIdentity: Equatable, Sendable {

@@ -1,6 +1,7 @@
 import CSQLite
-import Foundation
+import FoundationEssentials
 import Locking
+import Glibc
 
 /// One SQLite connection in WAL mode, serialised by a lock.
 ///

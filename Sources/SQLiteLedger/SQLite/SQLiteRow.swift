@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// One result row, by column name.
 public struct SQLiteRow: Sendable {

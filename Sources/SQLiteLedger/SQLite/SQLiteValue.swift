@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// A value bound to or read from SQLite.
 public enum SQLiteValue: Sendable, Equatable {

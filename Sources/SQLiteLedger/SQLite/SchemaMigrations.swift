@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Versioned schema changes, applied in order at startup. `PRAGMA user_version` records the last one
 /// applied; append new steps, never edit old ones.
@@ -100,7 +100,7 @@ enum SchemaMigrations {
         }
         for version in current..<steps.count {
             try db.transaction { tx throws(SQLiteError) in
-                for statement in steps[version].split(separator: ";") where !statement.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+                for statement in steps[version].split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
                     try tx.query(String(statement))
                 }
                 try tx.query("PRAGMA user_version = \(version + 1)")

@@ -1,5 +1,5 @@
 import DeviceCheck
-import Foundation
+import FoundationEssentials
 import TwoBitsCrypto
 
 /// Checks a developer JWT the way Apple does, and says which of Apple's answers a failure gets.
@@ -21,8 +21,9 @@ struct DeveloperTokenVerifier: Sendable {
     /// Verifies `Authorization: Bearer <jwt>`; returns the JWT on success.
     func verify(authorization: String?, now: Date) -> Result<String, Failure> {
         guard let authorization, authorization.hasPrefix("Bearer ") else { return .failure(.malformed) }
-        let jwt = String(authorization.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
-        guard let parts = JWS.decode(jwt),
+        // Spaces around the token are tolerated, as Apple does; inside it they make it malformed.
+        let pieces = authorization.dropFirst("Bearer ".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+        guard pieces.count == 1, case let jwt = String(pieces[0]), let parts = JWS.decode(jwt),
               parts.header["alg"]?.stringValue == "ES256",
               let kid = parts.header["kid"]?.stringValue,
               let iss = parts.claims["iss"]?.stringValue,

@@ -1,5 +1,5 @@
 public import DeviceCheck
-import Foundation
+import FoundationEssentials
 import TwoBitsCrypto
 
 extension AppleSandbox {

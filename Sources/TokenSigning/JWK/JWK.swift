@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import TwoBitsCrypto
 
 /// A P-256 public key as a JSON Web Key (RFC 7517), with its RFC 7638 thumbprint as `kid`.

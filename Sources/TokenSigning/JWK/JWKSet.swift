@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The document served at `/.well-known/jwks.json`.
 public struct JWKSet: Codable, Sendable, Equatable {

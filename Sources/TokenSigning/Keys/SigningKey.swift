@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 public import TwoBitsCrypto
 
 /// One of TwoBits' own token-signing keys (never the Apple key).

@@ -1,5 +1,6 @@
-public import Foundation
+public import FoundationEssentials
 import TwoBitsCrypto
+import Glibc
 
 /// A directory of signing keys: PKCS#8 PEM files named `<created-unix-ms>-<kid>.pem`, mode 0600.
 ///
@@ -16,8 +17,8 @@ public struct SigningKeyStore: Sendable {
     /// Every key, oldest first. Refuses a directory writable by group or others and key files that are
     /// group- or world-readable or owned by another user: whoever can plant a key there can mint tokens.
     public func load() throws(SigningKeyError) -> [SigningKey] {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory else {
             throw .directoryMissing(directory)
         }
         var directoryInfo = stat()
@@ -61,7 +62,7 @@ public struct SigningKeyStore: Sendable {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard fd >= 0 else { throw .io("cannot create \(path): errno \(errno)") }
         let pem = Array(key.pkcs8PEM.utf8)
-        let written = pem.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
+        let written = pem.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
         fsync(fd)
         close(fd)
         guard written == pem.count else { throw .io("short write to \(path)") }
@@ -84,7 +85,8 @@ public struct SigningKeyStore: Sendable {
         var result: [String: Date] = [:]
         for name in names where name.hasSuffix(".activated") {
             guard let text = try? String(contentsOfFile: directory + "/" + name, encoding: .utf8),
-                  let millis = Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)) else { continue }
+                  case let fields = text.split(whereSeparator: \.isWhitespace), fields.count == 1,
+                  let millis = Int64(fields[0]) else { continue }
             result[String(name.dropLast(".activated".count))] = Date(timeIntervalSince1970: Double(millis) / 1000)
         }
         return result

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import TwoBitsCrypto
 
 /// Signs fallback-tier tokens: ES256 JWS with `kid` and `typ: JWT`.

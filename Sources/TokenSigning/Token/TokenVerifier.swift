@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import TwoBitsCrypto
 
 /// Verifies fallback-tier tokens against a set of public keys, naming the reason on failure.

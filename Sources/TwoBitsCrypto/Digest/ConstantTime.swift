@@ -1,5 +1,5 @@
 import COpenSSL
-public import Foundation
+public import FoundationEssentials
 
 /// Comparisons whose running time does not depend on where the inputs differ.
 public enum ConstantTime {

@@ -1,5 +1,5 @@
 import COpenSSL
-public import Foundation
+public import FoundationEssentials
 
 /// SHA-256 through OpenSSL's EVP interface.
 public enum SHA256Digest {

@@ -1,5 +1,5 @@
 import COpenSSL
-public import Foundation
+public import FoundationEssentials
 
 /// Cryptographically secure random bytes from OpenSSL's DRBG.
 public enum SecureRandom {

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 extension Data {
     /// Base64url without padding (RFC 4648 §5), as JWS uses it.

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The sixteen lowercase hex digits, as bytes.
 enum HexDigits {

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 extension JSONValue {
     /// Parses one JSON document (RFC 8259, strictly): UTF-8 only, no duplicate keys, no lone

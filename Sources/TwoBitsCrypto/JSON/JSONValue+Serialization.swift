@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 extension JSONValue {
     /// Compact JSON with keys sorted by their UTF-8 bytes and strings escaped as `JSONString.quote`

@@ -1,5 +1,5 @@
 import COpenSSL
-import Foundation
+import FoundationEssentials
 
 /// A P-256 private key held by OpenSSL. Immutable after creation, so it is safe to share across threads.
 public final class P256PrivateKey: @unchecked Sendable {

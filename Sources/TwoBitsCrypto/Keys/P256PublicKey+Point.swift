@@ -1,5 +1,5 @@
 import COpenSSL
-public import Foundation
+public import FoundationEssentials
 
 extension P256PublicKey {
     /// A key from its uncompressed point (0x04 ‖ X ‖ Y, 65 bytes); a point off the curve is refused.

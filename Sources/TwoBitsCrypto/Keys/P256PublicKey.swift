@@ -1,5 +1,5 @@
 import COpenSSL
-public import Foundation
+public import FoundationEssentials
 
 /// A P-256 public key: verifies ES256 signatures and describes itself as a JWK.
 public final class P256PublicKey: @unchecked Sendable {

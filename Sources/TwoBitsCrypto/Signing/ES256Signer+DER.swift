@@ -1,5 +1,5 @@
 import COpenSSL
-public import Foundation
+public import FoundationEssentials
 
 extension ES256Signer {
     /// Signs `message` (SHA-256 inside), returning the DER ECDSA-Sig-Value (what App Attest assertions carry)

@@ -1,5 +1,5 @@
 import COpenSSL
-public import Foundation
+public import FoundationEssentials
 
 /// Produces ES256 (ECDSA P-256 + SHA-256) signatures in the JWS form: raw 64-byte r||s.
 ///

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// Compact JWS (header.payload.signature) with ES256, the only algorithm TwoBits signs or accepts.
 public enum JWS {

@@ -1,5 +1,5 @@
 import COpenSSL
-public import Foundation
+public import FoundationEssentials
 
 /// Verifies certificate chains to fixed roots at a chosen time, with OpenSSL's X.509 verification.
 ///

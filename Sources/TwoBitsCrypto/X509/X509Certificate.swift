@@ -1,5 +1,5 @@
 import COpenSSL
-public import Foundation
+public import FoundationEssentials
 
 /// One X.509 certificate held by OpenSSL. Immutable after parsing, so it is safe to share across threads.
 public final class X509Certificate: @unchecked Sendable {

@@ -1,5 +1,5 @@
 import COpenSSL
-public import Foundation
+public import FoundationEssentials
 
 /// Issues X.509 v3 certificates for P-256 keys: test chains, and the sandbox's own App Attest CA.
 /// Never used to judge a certificate; TwoBits only issues what it then verifies like any other.

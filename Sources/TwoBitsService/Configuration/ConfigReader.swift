@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TwoBitsCrypto
 
 /// Walks a JSON object field by field, remembering the path, so every error names its field.

@@ -31,7 +31,7 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         var text = Substring(uri)
         var masked = ""
         // scheme://[user[:password]@]host…: the user info ends at the last '@' before the path or query.
-        if let schemeEnd = text.range(of: "://") {
+        if let schemeEnd = text.firstRange(of: "://") {
             masked += text[..<schemeEnd.upperBound]
             text = text[schemeEnd.upperBound...]
             let authorityEnd = text.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? text.endIndex

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Operator mistakes that do not stop the service but deserve a warning, and URL credentials kept
 /// out of logs and error messages.
@@ -11,7 +12,7 @@ extension ServiceConfiguration {
 
     /// `url` without the `user:password@` part of its authority, for logs and error messages.
     public static func withoutUserinfo(_ url: String) -> String {
-        let authorityStart = url.range(of: "://")?.upperBound ?? url.startIndex
+        let authorityStart = url.firstRange(of: "://")?.upperBound ?? url.startIndex
         let rest = url[authorityStart...]
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         let authority = rest[..<authorityEnd]

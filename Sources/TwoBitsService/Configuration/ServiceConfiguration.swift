@@ -1,7 +1,8 @@
 public import DeviceCheck
-public import Foundation
+public import FoundationEssentials
 import TwoBitsCrypto
 public import UseCases
+import Glibc
 
 /// Everything `twobits serve` reads from its JSON file (documented field by field in docs/configuration.md).
 public struct ServiceConfiguration: Sendable {

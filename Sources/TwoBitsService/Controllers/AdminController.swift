@@ -1,5 +1,5 @@
 import DeviceCheck
-import Foundation
+import FoundationEssentials
 import HTTPServer
 import Policy
 import Ledger
@@ -88,8 +88,6 @@ struct AdminController: Sendable {
     }
 
     static func iso(_ date: Date) -> String {
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return f.string(from: date)
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 }

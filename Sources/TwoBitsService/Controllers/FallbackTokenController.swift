@@ -1,5 +1,5 @@
 import DeviceCheck
-import Foundation
+import FoundationEssentials
 import HTTPServer
 import TokenSigning
 import UseCases

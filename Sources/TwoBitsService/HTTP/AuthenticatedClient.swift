@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TwoBitsCrypto
 
 /// A caller identified by its API key.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import TwoBitsCrypto
 
 /// Checks `Authorization: Bearer <API key>` against the configured SHA-256 digests in constant time.

@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 import Locking
 
 /// Per-client token buckets and one global bucket, checked together: a request is admitted only

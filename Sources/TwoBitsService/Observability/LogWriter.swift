@@ -1,6 +1,7 @@
-public import Foundation
+public import FoundationEssentials
 import Locking
 import TwoBitsCrypto
+import Glibc
 
 /// Writes one JSON object per line to standard output.
 ///
@@ -20,14 +21,12 @@ public final class LogWriter: Sendable {
         self.enabled = enabled
         self.sink = sink
         if enabled && sink == nil {
-            let flusher = Thread { [weak self] in
+            DetachedThread.start(name: "twobits-log") { [weak self] in
                 while let logger = self {
                     logger.flush()
                     usleep(50_000)
                 }
             }
-            flusher.name = "twobits-log"
-            flusher.start()
         }
     }
 
@@ -38,7 +37,7 @@ public final class LogWriter: Sendable {
             data.withUnsafeBytes { raw in
                 var offset = 0
                 while offset < raw.count {
-                    let n = Foundation.write(1, raw.baseAddress! + offset, raw.count - offset)
+                    let n = Glibc.write(1, raw.baseAddress! + offset, raw.count - offset)
                     if n <= 0 { break }
                     offset += n
                 }

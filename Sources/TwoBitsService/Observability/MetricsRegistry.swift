@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Locking
 
 /// Counters and histograms in Prometheus's text format, labelled, in memory.

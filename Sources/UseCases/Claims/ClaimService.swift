@@ -1,8 +1,9 @@
 import DeviceCheck
-import Foundation
+import FoundationEssentials
 public import Ledger
 public import Policy
 import TwoBitsCrypto
+import Glibc
 
 /// Claims a promotion for a device, with the `Idempotency-Key` protocol (docs/architecture.md, "Idempotency
 /// intent recorded before the write"): reserve the key, replay a finished answer, refuse a conflict or a

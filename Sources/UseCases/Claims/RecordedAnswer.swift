@@ -1,4 +1,4 @@
-public import Foundation
+public import FoundationEssentials
 
 /// The answer a client got for a final claim verdict, exactly as the transport sent it: stored under the
 /// `Idempotency-Key` and replayed byte for byte. `status` is the transport's own code, opaque here (the

@@ -1,5 +1,5 @@
 public import DeviceCheck
-public import Foundation
+public import FoundationEssentials
 public import Ledger
 import TwoBitsCrypto
 

@@ -1,5 +1,5 @@
 public import DeviceCheck
-import Foundation
+import FoundationEssentials
 public import Ledger
 public import Policy
 import TokenSigning

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// A minimal parser for `--flag value`, `--flag=value` and `--switch` arguments.
 struct Arguments {
@@ -70,5 +71,17 @@ struct UsageError: Error, CustomStringConvertible {
 
 /// Prints to standard error.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    let line = Array((message + "\n").utf8)
+    _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+}
+
+/// All of standard input, as bytes.
+func readStandardInput() -> Data {
+    var data = Data()
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+        let count = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if count > 0 { data.append(contentsOf: buffer[..<count]) } else if count == 0 || errno != EINTR { break }
+    }
+    return data
 }

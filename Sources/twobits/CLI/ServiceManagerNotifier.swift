@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 
 /// Tells a service manager (systemd's `Type=notify`) when the service is ready, reloading or stopping.

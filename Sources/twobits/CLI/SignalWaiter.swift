@@ -1,5 +1,7 @@
 import Dispatch
-import Foundation
+import Locking
+import FoundationEssentials
+import Glibc
 
 /// Turns SIGINT/SIGTERM into an awaited event and SIGHUP into a callback.
 final class SignalWaiter: @unchecked Sendable {
@@ -25,14 +27,13 @@ final class SignalWaiter: @unchecked Sendable {
 }
 
 /// True exactly once.
-final class OnceFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var taken = false
+final class OnceFlag: Sendable {
+    private let taken = Lock(false)
     func take() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if taken { return false }
-        taken = true
-        return true
+        taken.withLock { taken in
+            if taken { return false }
+            taken = true
+            return true
+        }
     }
 }

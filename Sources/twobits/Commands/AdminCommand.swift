@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import OutboundHTTP
 import TwoBitsCrypto
 import TwoBitsService
@@ -24,7 +24,7 @@ enum AdminCommand {
             return args.positional.isEmpty && !args.flag("help") ? 2 : 0
         }
         let action = args.positional[0]
-        let server = (args.value("server", env: "TWOBITS_SERVER") ?? "http://127.0.0.1:8080").trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let server = (args.value("server", env: "TWOBITS_SERVER") ?? "http://127.0.0.1:8080").trimmed(where: { $0 == "/" })
         let key = try adminKey(&args)
         let json = args.flag("json")
 
@@ -84,7 +84,7 @@ enum AdminCommand {
         if let file = args.value("key-file") {
             guard let data = FileManager.default.contents(atPath: file) else { throw UsageError("cannot read --key-file \(file)") }
             let key = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init)?
-                .trimmingCharacters(in: .whitespaces) ?? ""
+                .trimmed() ?? ""
             guard !key.isEmpty else { throw UsageError("--key-file \(file) is empty") }
             return key
         }
@@ -104,9 +104,9 @@ enum AdminCommand {
             guard let d = FileManager.default.contents(atPath: file) else { throw UsageError("cannot read --token-file \(file)") }
             data = d
         } else {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            data = readStandardInput()
         }
-        let token = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = String(decoding: data, as: UTF8.self).trimmed()
         guard !token.isEmpty else { throw UsageError("no device token given (use --token-file FILE or pipe it on standard input)") }
         return token
     }

@@ -1,5 +1,5 @@
 import AppAttest
-import Foundation
+import FoundationEssentials
 import TwoBitsCrypto
 
 /// `twobits app-attest verify|verify-assertion`: the App Attest verifiers offline, for a support engineer
@@ -46,7 +46,7 @@ enum AppAttestCommand {
         try args.rejectUnknown()
         let chainVerifier = try rootPath.map(self.chainVerifier) ?? AppleRootCertificates.appAttestationVerifier
 
-        print("attestation: \(object.count) bytes, key id \(keyID.base64EncodedString()), app id \(appID), \(environment.rawValue), at \(ISO8601DateFormatter().string(from: time))")
+        print("attestation: \(object.count) bytes, key id \(keyID.base64EncodedString()), app id \(appID), \(environment.rawValue), at \(time.formatted(.iso8601))")
         print("root: \(rootPath ?? "Apple App Attestation Root CA (compiled in)")")
         let verifier = AttestationVerifier(appIDs: [appID], environment: environment, chainVerifier: chainVerifier)
         do {
@@ -101,7 +101,7 @@ enum AppAttestCommand {
     static func report(_ steps: [VerificationStep], failure: AppAttestFailure?) {
         var failed = false
         for step in steps {
-            let name = step.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0)
+            let name = step.rawValue.padded(to: 14)
             if failed {
                 print("  skipped  \(name) \(step.summary)")
             } else if let failure, failure.step == step {
@@ -129,9 +129,9 @@ enum AppAttestCommand {
     }
 
     static func base64(_ text: String) -> Data? {
-        var compact = String(text.unicodeScalars.filter { !CharacterSet.whitespacesAndNewlines.contains($0) })
+        var compact = String(text.filter { !$0.isWhitespace })
         guard !compact.isEmpty, compact.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+/-_=".contains($0)) }) else { return nil }
-        compact = compact.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        compact = compact.replacing("-", with: "+").replacing("_", with: "/")
         compact += String(repeating: "=", count: (4 - compact.count % 4) % 4)
         return Data(base64Encoded: compact)
     }
@@ -148,10 +148,9 @@ enum AppAttestCommand {
     }
 
     static func time(_ text: String) throws -> Date {
-        let plain = ISO8601DateFormatter()
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions.insert(.withFractionalSeconds)
-        guard let date = plain.date(from: text) ?? fractional.date(from: text) else { throw UsageError("--at must be an RFC 3339 time, e.g. 2021-01-23T12:13:33Z") }
+        let plain = Date.ISO8601FormatStyle()
+        let fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        guard let date = (try? plain.parse(text)) ?? (try? fractional.parse(text)) else { throw UsageError("--at must be an RFC 3339 time, e.g. 2021-01-23T12:13:33Z") }
         return date
     }
 
@@ -166,7 +165,7 @@ enum AppAttestCommand {
     static func publicKey(_ argument: String) throws -> Data {
         if argument.count == 130, let hex = Data(hexString: argument) { return hex }
         let bytes = try file(argument, what: "--public-key")
-        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = String(decoding: bytes, as: UTF8.self).trimmed()
         if text.contains("-----BEGIN") {
             do { return try P256PublicKey(pem: text).uncompressedPoint } catch { throw UsageError("--public-key \(argument): \(error)") }
         }

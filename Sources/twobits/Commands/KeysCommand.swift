@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Ledger
 import TokenSigning
 import TwoBitsService
@@ -39,11 +39,11 @@ enum KeysCommand {
             for key in keys {
                 let state: String
                 if let at = retired[key.kid] {
-                    state = live.contains(key.kid) ? "retired \(ISO8601DateFormatter().string(from: at)), verifying" : "expired (prunable)"
+                    state = live.contains(key.kid) ? "retired \(at.formatted(.iso8601)), verifying" : "expired (prunable)"
                 } else {
                     state = activations[key.kid] == nil ? "new: signs from the next server start or SIGHUP" : "signing"
                 }
-                print("\(key.kid)  created \(ISO8601DateFormatter().string(from: key.createdAt))  \(state)")
+                print("\(key.kid)  created \(key.createdAt.formatted(.iso8601))  \(state)")
             }
         case "prune":
             let removed = try store.prune(maxTokenLifetime: TimeInterval(maxTTL), activations: activations)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Ledger
 import PostgresLedger
 import SQLiteLedger
@@ -28,13 +28,13 @@ enum LedgerCommand {
         let copied = try target.tableCounts()
 
         let width = LedgerTables.tableNames.map(\.count).max() ?? 0
-        print("table".padding(toLength: width, withPad: " ", startingAt: 0) + "     source     target")
+        print("table".padded(to: width) + "     source     target")
         var differ: [String] = []
         for name in LedgerTables.tableNames {
             let a = source[name] ?? 0
             let b = copied[name] ?? 0
             if a != b { differ.append(name) }
-            print(name.padding(toLength: width, withPad: " ", startingAt: 0) + " "
+            print(name.padded(to: width) + " "
                   + pad(a) + pad(b) + (a == b ? "" : "   DIFFERS"))
         }
         if !differ.isEmpty {

@@ -1,7 +1,8 @@
 import DeviceCheck
-import Foundation
+import FoundationEssentials
 import Sandbox
 import TwoBitsCrypto
+import Glibc
 
 /// `twobits sandbox`: Apple's DeviceCheck endpoints, emulated, for development and tests.
 enum SandboxCommand {
@@ -30,7 +31,8 @@ enum SandboxCommand {
             return 1
         }
         let line = #"{"msg":"sandbox listening","url":"\#(sandbox.baseURL)","environment":"\#(environment.rawValue)","team_id":"\#(teamID)","key_id":"\#(keyID)"}"#
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        print(line)
+        fflush(nil)
         _ = await SignalWaiter().waitForTermination()
         await sandbox.shutdown()
         return 0

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Dispatches to the subcommands.
 enum TwoBitsCommand {
