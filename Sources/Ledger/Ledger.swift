@@ -77,6 +77,22 @@ public protocol Ledger: Sendable {
     /// The latest activation time of each key some server has activated.
     func keyActivations() async throws(StorageError) -> [String: Date]
 
+    // App Attest, the strong tier (docs/app-attest.md)
+    /// Stores a one-time challenge by its digest, valid until `until`. False only if a live one has the same digest.
+    func issueAppAttestChallenge(digest: String, until: Date, now: Date) async throws(StorageError) -> Bool
+    /// Uses a challenge up: true exactly once for a live challenge, whichever process asks; false when it is
+    /// unknown, expired or already used.
+    func consumeAppAttestChallenge(digest: String, now: Date) async throws(StorageError) -> Bool
+    /// Stores a newly attested key; false when a key with this id is already stored (it is left unchanged).
+    func storeAppAttestKey(_ key: AppAttestKeyRecord) async throws(StorageError) -> Bool
+    func appAttestKey(id: String) async throws(StorageError) -> AppAttestKeyRecord?
+    /// Moves the key's counter to `counter` if that is strictly greater than the stored one and the key is
+    /// not revoked, atomically: of several callers racing with the same counter exactly one gets `.advanced`.
+    func advanceAppAttestCounter(keyID: String, to counter: UInt32) async throws(StorageError) -> CounterAdvance
+    /// Revokes a key (its further assertions are refused); false when there is no such key. Revoking again
+    /// keeps the first time and reason.
+    func revokeAppAttestKey(keyID: String, reason: String, now: Date) async throws(StorageError) -> Bool
+
     /// Releases connections and threads at shutdown; later calls fail.
     func close()
 }

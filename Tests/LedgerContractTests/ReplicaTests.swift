@@ -26,6 +26,31 @@ struct ReplicaTests {
 
     /// Installs of one device reaching three replicas at once: one replica takes the pending order; while
     /// it lives the others leave it alone.
+    @Test func anAppAttestCounterRacedOnThreeReplicasAdvancesOnce() async throws {
+        try await withPostgres { store in
+            let replicas = try (0..<3).map { _ in try store.openPostgres() }
+            #expect(try await replicas[0].storeAppAttestKey(AppAttestContractTests.key("raced")))
+            let outcomes = try await withThrowingTaskGroup(of: CounterAdvance.self) { group in
+                for i in 0..<18 { group.addTask { try await replicas[i % 3].advanceAppAttestCounter(keyID: "raced", to: 1) } }
+                return try await group.reduce(into: [CounterAdvance]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 == .advanced }.count == 1)
+            #expect(outcomes.count == 18)
+        }
+    }
+
+    @Test func aChallengeConsumedOnThreeReplicasIsUsedOnce() async throws {
+        try await withPostgres { store in
+            let replicas = try (0..<3).map { _ in try store.openPostgres() }
+            #expect(try await replicas[1].issueAppAttestChallenge(digest: "one", until: now.addingTimeInterval(300), now: now))
+            let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for i in 0..<18 { group.addTask { try await replicas[i % 3].consumeAppAttestChallenge(digest: "one", now: now) } }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(results.filter { $0 }.count == 1)
+        }
+    }
+
     @Test func aPendingOrderRacedOnThreeReplicasIsTakenOnce() async throws {
         try await withPostgres { store in
             let replicas = try (0..<3).map { _ in try store.openPostgres() }
@@ -303,6 +328,12 @@ struct ReplicaTests {
             #expect(try source.consumeTokenID("j", until: now.addingTimeInterval(60), now: now))
             #expect(try source.addDebugSecret(name: "n", digest: "g", now: .ms(9)))
             try source.recordKeyActivation(kid: "k1", at: .ms(11))
+            #expect(try source.issueAppAttestChallenge(digest: "ch", until: now.addingTimeInterval(300), now: now))
+            var attested = AppAttestContractTests.key("aa-key")
+            attested.receipt = Data([0x00, 0xff, 0x7f, 0x80])
+            #expect(try source.storeAppAttestKey(attested))
+            #expect(try source.advanceAppAttestCounter(keyID: "aa-key", to: 3) == .advanced)
+            attested.counter = 3
 
             let tables = try source.exportTables()
             let target = try store.openPostgres()
@@ -317,6 +348,8 @@ struct ReplicaTests {
                     == .replay(status: 201, body: Data([0, 0xff, 0x10])))
             #expect(try await target.beginIdempotent(client: "c", key: "open", requestHash: "h", owner: "p", now: now) == .unfinished(intent: nil))
             #expect(try await target.pendingAction(installID: "inst")?.kind == .ban)
+            #expect(try await target.appAttestKey(id: "aa-key") == attested, "keys copied with counter and receipt bytes")
+            #expect(try await target.consumeAppAttestChallenge(digest: "ch", now: now), "a live challenge stays usable")
             #expect(try await target.rememberDeviceToken(digest: "d", until: now.addingTimeInterval(60), now: now) == false)
             #expect(try await target.consumeTokenID("j", until: now.addingTimeInterval(60), now: now) == false)
             #expect(try await target.debugSecretName(digest: "g") == "n")

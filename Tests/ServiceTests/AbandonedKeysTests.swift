@@ -48,6 +48,20 @@ final class FailingAbandonLedger: Ledger, Sendable {
     func debugSecretName(digest: String) async throws(StorageError) -> String? { try await base.debugSecretName(digest: digest) }
     func recordKeyActivation(kid: String, at: Date) async throws(StorageError) { try await base.recordKeyActivation(kid: kid, at: at) }
     func keyActivations() async throws(StorageError) -> [String: Date] { try await base.keyActivations() }
+    func issueAppAttestChallenge(digest: String, until: Date, now: Date) async throws(StorageError) -> Bool {
+        try await base.issueAppAttestChallenge(digest: digest, until: until, now: now)
+    }
+    func consumeAppAttestChallenge(digest: String, now: Date) async throws(StorageError) -> Bool {
+        try await base.consumeAppAttestChallenge(digest: digest, now: now)
+    }
+    func storeAppAttestKey(_ key: AppAttestKeyRecord) async throws(StorageError) -> Bool { try await base.storeAppAttestKey(key) }
+    func appAttestKey(id: String) async throws(StorageError) -> AppAttestKeyRecord? { try await base.appAttestKey(id: id) }
+    func advanceAppAttestCounter(keyID: String, to counter: UInt32) async throws(StorageError) -> CounterAdvance {
+        try await base.advanceAppAttestCounter(keyID: keyID, to: counter)
+    }
+    func revokeAppAttestKey(keyID: String, reason: String, now: Date) async throws(StorageError) -> Bool {
+        try await base.revokeAppAttestKey(keyID: keyID, reason: reason, now: now)
+    }
 }
 
 /// An idempotency key whose give-back failed stays owned by this live process, and would answer

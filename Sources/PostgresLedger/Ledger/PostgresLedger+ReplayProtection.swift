@@ -18,7 +18,7 @@ extension PostgresLedger {
     /// replaced in the same statement. Concurrent inserts of one key from any replicas: the conflict clause
     /// waits for the first to commit and re-checks the condition on its row, so exactly one returns a row.
     /// Expired rows are swept at most once a second per instance, by one replica at a time.
-    private func insertOnce(table: String, column: String, value: String, until: Date, now: Date, sweepLock: Int32) async throws(StorageError) -> Bool {
+    func insertOnce(table: String, column: String, value: String, until: Date, now: Date, sweepLock: Int32) async throws(StorageError) -> Bool {
         let nowMS = Self.ms(now)
         let sweeper = self.sweeper
         return try await run { db throws(PostgresError) -> Bool in

@@ -98,6 +98,26 @@ enum PostgresMigrations {
         """
         ALTER TABLE pending_actions ADD COLUMN claimed_by TEXT
         """,
+        // 3: App Attest: one-time challenges (by digest) and the attested keys with their assertion counters
+        // (the same tables as SQLite's step 6).
+        """
+        CREATE TABLE app_attest_challenges (
+            digest TEXT PRIMARY KEY,
+            expires_ms BIGINT NOT NULL
+        );
+        CREATE TABLE app_attest_keys (
+            key_id TEXT PRIMARY KEY,
+            public_key BYTEA NOT NULL,
+            counter BIGINT NOT NULL CHECK (counter >= 0 AND counter <= 4294967295),
+            receipt BYTEA NOT NULL,
+            environment TEXT NOT NULL,
+            app_id TEXT NOT NULL,
+            validation_category INTEGER,
+            first_seen_ms BIGINT NOT NULL,
+            revoked_ms BIGINT,
+            revoked_reason TEXT
+        )
+        """,
     ]
 
     static var latest: Int { steps.count }

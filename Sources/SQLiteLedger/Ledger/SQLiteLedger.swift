@@ -61,7 +61,7 @@ public final class SQLiteLedger: Ledger {
     }
 
     @discardableResult
-    private func run<T>(_ body: () throws(SQLiteError) -> T) throws(StorageError) -> T {
+    func run<T>(_ body: () throws(SQLiteError) -> T) throws(StorageError) -> T {
         do { return try body() } catch { throw StorageError(error) }
     }
 
@@ -273,7 +273,7 @@ public final class SQLiteLedger: Ledger {
 
     /// Inserts a key unless a live row holds it. A row whose time has passed counts as absent and is
     /// replaced in the same statement; the table is swept of expired rows at most once a second.
-    private func insertOnce(table: String, column: String, value: String, until: Date, now: Date) throws(StorageError) -> Bool {
+    func insertOnce(table: String, column: String, value: String, until: Date, now: Date) throws(StorageError) -> Bool {
         let nowMS = Int64((now.timeIntervalSince1970 * 1000).rounded())
         let rows = try run { () throws(SQLiteError) in
             try db.query("""

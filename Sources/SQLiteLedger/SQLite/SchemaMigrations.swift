@@ -91,6 +91,25 @@ enum SchemaMigrations {
         """
         ALTER TABLE pending_actions ADD COLUMN claimed_by TEXT
         """,
+        // 6: App Attest: one-time challenges (by digest) and the attested keys with their assertion counters.
+        """
+        CREATE TABLE app_attest_challenges (
+            digest TEXT PRIMARY KEY,
+            expires_ms INTEGER NOT NULL
+        );
+        CREATE TABLE app_attest_keys (
+            key_id TEXT PRIMARY KEY,
+            public_key BLOB NOT NULL,
+            counter INTEGER NOT NULL CHECK (counter >= 0 AND counter <= 4294967295),
+            receipt BLOB NOT NULL,
+            environment TEXT NOT NULL,
+            app_id TEXT NOT NULL,
+            validation_category INTEGER,
+            first_seen_ms INTEGER NOT NULL,
+            revoked_ms INTEGER,
+            revoked_reason TEXT
+        )
+        """,
     ]
 
     static func apply(to db: SQLiteConnection) throws(SQLiteError) {

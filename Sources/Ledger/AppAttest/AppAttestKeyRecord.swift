@@ -1,0 +1,39 @@
+public import FoundationEssentials
+
+/// An App Attest key TwoBits has verified the attestation of: what assertions are checked against.
+/// Holds the public key and Apple's receipt, never anything secret.
+public struct AppAttestKeyRecord: Sendable, Equatable {
+    /// The key id as the device's `generateKey` returned it (standard base64 of SHA-256 of the public key).
+    public var keyID: String
+    /// The credential public key, 0x04 ‖ X ‖ Y (65 bytes).
+    public var publicKey: Data
+    /// The highest assertion counter accepted (0 after the attestation).
+    public var counter: UInt32
+    /// Apple's attestation receipt, kept for fetching fresh receipts and the risk metric later.
+    public var receipt: Data
+    /// "development" or "production", from the AAGUID.
+    public var environment: String
+    /// "TEAMID.bundle.id".
+    public var appID: String
+    /// The iOS 27 validation category, when the device sent one.
+    public var validationCategory: Int?
+    public var firstSeen: Date
+    public var revokedAt: Date?
+    public var revokedReason: String?
+
+    public init(keyID: String, publicKey: Data, counter: UInt32 = 0, receipt: Data, environment: String, appID: String,
+                validationCategory: Int? = nil, firstSeen: Date, revokedAt: Date? = nil, revokedReason: String? = nil) {
+        self.keyID = keyID
+        self.publicKey = publicKey
+        self.counter = counter
+        self.receipt = receipt
+        self.environment = environment
+        self.appID = appID
+        self.validationCategory = validationCategory
+        self.firstSeen = firstSeen
+        self.revokedAt = revokedAt
+        self.revokedReason = revokedReason
+    }
+
+    public var isRevoked: Bool { revokedAt != nil }
+}

@@ -1,0 +1,64 @@
+public import FoundationEssentials
+public import Ledger
+
+extension SQLiteLedger {
+    public func issueAppAttestChallenge(digest: String, until: Date, now: Date) throws(StorageError) -> Bool {
+        try insertOnce(table: "app_attest_challenges", column: "digest", value: digest, until: until, now: now)
+    }
+
+    public func consumeAppAttestChallenge(digest: String, now: Date) throws(StorageError) -> Bool {
+        try run { () throws(SQLiteError) -> Bool in
+            try !db.query("DELETE FROM app_attest_challenges WHERE digest = ? AND expires_ms > ? RETURNING 1 AS used",
+                          [.text(digest), .integer(Self.ms(now))]).isEmpty
+        }
+    }
+
+    public func storeAppAttestKey(_ key: AppAttestKeyRecord) throws(StorageError) -> Bool {
+        try run { () throws(SQLiteError) -> Bool in
+            try !db.query("""
+                INSERT INTO app_attest_keys (key_id, public_key, counter, receipt, environment, app_id, validation_category,
+                                             first_seen_ms, revoked_ms, revoked_reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key_id) DO NOTHING RETURNING 1 AS stored
+                """, [.text(key.keyID), .blob(key.publicKey), .integer(Int64(key.counter)), .blob(key.receipt), .text(key.environment),
+                      .text(key.appID), key.validationCategory.map { .integer(Int64($0)) } ?? .null, .integer(Self.ms(key.firstSeen)),
+                      key.revokedAt.map { .integer(Self.ms($0)) } ?? .null, key.revokedReason.map { .text($0) } ?? .null]).isEmpty
+        }
+    }
+
+    public func appAttestKey(id: String) throws(StorageError) -> AppAttestKeyRecord? {
+        try run { () throws(SQLiteError) in try db.query("SELECT * FROM app_attest_keys WHERE key_id = ?", [.text(id)]) }.first.map { r in
+            AppAttestKeyRecord(keyID: r.string("key_id") ?? "", publicKey: r.blob("public_key") ?? Data(), counter: UInt32(r.int("counter") ?? 0),
+                               receipt: r.blob("receipt") ?? Data(), environment: r.string("environment") ?? "", appID: r.string("app_id") ?? "",
+                               validationCategory: r.int("validation_category"), firstSeen: Self.date(r.int("first_seen_ms") ?? 0),
+                               revokedAt: r.int("revoked_ms").map(Self.date), revokedReason: r.string("revoked_reason"))
+        }
+    }
+
+    public func advanceAppAttestCounter(keyID: String, to counter: UInt32) throws(StorageError) -> CounterAdvance {
+        try run { () throws(SQLiteError) -> CounterAdvance in
+            try db.transaction { tx throws(SQLiteError) -> CounterAdvance in
+                // One statement decides: SQLite serialises writers, so of two racers only one sees the old counter.
+                try tx.query("UPDATE app_attest_keys SET counter = ? WHERE key_id = ? AND counter < ? AND revoked_ms IS NULL",
+                             [.integer(Int64(counter)), .text(keyID), .integer(Int64(counter))])
+                if tx.changes == 1 { return .advanced }
+                guard let row = try tx.query("SELECT counter, revoked_ms FROM app_attest_keys WHERE key_id = ?", [.text(keyID)]).first else {
+                    return .unknownKey
+                }
+                if row.int("revoked_ms") != nil { return .revoked }
+                return .notIncreasing(stored: UInt32(row.int("counter") ?? 0))
+            }
+        }
+    }
+
+    public func revokeAppAttestKey(keyID: String, reason: String, now: Date) throws(StorageError) -> Bool {
+        try run { () throws(SQLiteError) -> Bool in
+            try !db.query("""
+                UPDATE app_attest_keys SET revoked_ms = coalesce(revoked_ms, ?), revoked_reason = coalesce(revoked_reason, ?)
+                WHERE key_id = ? RETURNING 1 AS revoked
+                """, [.integer(Self.ms(now)), .text(reason), .text(keyID)]).isEmpty
+        }
+    }
+
+    static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    static func date(_ ms: Int) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }
+}
