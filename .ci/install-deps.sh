@@ -13,6 +13,8 @@ if [[ "${1:-}" != "--run" ]]; then debs+=(wrk); fi
 if [[ "${1:-}" != "--run" ]]; then debs+=(systemd); fi
 # --test builds, lints and installs the Debian package (Tests/python/test_package.py).
 if [[ "${1:-}" != "--run" ]]; then debs+=(dpkg-dev lintian adduser); fi
+# --test checks deploy/prometheus and deploy/grafana with promtool and a real Prometheus (Tests/python/test_observability.py).
+if [[ "${1:-}" != "--run" ]]; then debs+=(prometheus); fi
 if [[ "${1:-}" == "--bench" ]]; then debs+=(golang-go); fi
 
 missing=()

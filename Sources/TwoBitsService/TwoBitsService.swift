@@ -82,7 +82,11 @@ public final class TwoBitsService: Sendable {
         var table = RouteTable()
         let readinessCheck = ReadinessCheck(ledger: ledger, developerTokens: developerTokens, keys: tokenExchange?.keys, logger: logger)
         self.readinessCheck = readinessCheck
-        HealthController(readinessCheck: readinessCheck, metrics: metrics).register(in: &table)
+        let gauges = ScrapeTimeGauges()
+        if let keys = tokenExchange?.keys {
+            gauges.add { metrics.set(.signingKeyAge, to: Date().timeIntervalSince(keys.issuer().key.createdAt).rounded()) }
+        }
+        HealthController(readinessCheck: readinessCheck, metrics: metrics, gauges: gauges).register(in: &table)
         DeviceController(policy: policy).register(in: &table)
         PromotionController(policy: policy, claims: ClaimService(policy: policy, ledger: ledger, events: events)).register(in: &table)
         InstallController(policy: policy, metrics: metrics).register(in: &table)
@@ -115,6 +119,11 @@ public final class TwoBitsService: Sendable {
                 metrics.increment(.httpReceiveTimeouts, by: Double(closed))
             },
             handler: { request in await pipeline.handle(request) })
+        let server = self.server
+        gauges.add {
+            metrics.set(.httpRequestsInFlight, to: Double(server.requestsInFlight))
+            metrics.set(.httpMaxConnections, to: Double(server.limits.maxConnections))
+        }
     }
 
     /// Starts listening, after settling what the ledger says the last process left unfinished.

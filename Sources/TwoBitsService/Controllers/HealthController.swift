@@ -4,12 +4,16 @@ import HTTPServer
 struct HealthController: Sendable {
     let readinessCheck: ReadinessCheck
     let metrics: MetricsRegistry
+    let gauges: ScrapeTimeGauges
 
     func register(in routes: inout RouteTable) {
         routes.add("GET", "/healthz", .public) { _ in .json(200, ["status": "ok"]) }
         routes.add("GET", "/readyz", .public) { _ in await readiness() }
         routes.add("GET", "/metrics", .public) { _ in
-            ServerResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: .init(metrics.render().utf8))
+            // The readiness checks as gauges, so alerts see what /readyz answers (the storage verdict is cached 2 s).
+            for (check, verdict) in await readinessCheck.run().checks { metrics.set(.readinessCheck, check, to: verdict == "ok" ? 1 : 0) }
+            gauges.refresh()
+            return ServerResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: .init(metrics.render().utf8))
         }
     }
 

@@ -1,7 +1,7 @@
 /// A metric family: its name, help text, type and label names, declared once (below) and used by every
 /// call site, so `/metrics` cannot carry two spellings of one family.
 public struct MetricFamily: Sendable {
-    public enum Kind: String, Sendable { case counter, histogram }
+    public enum Kind: String, Sendable { case counter, gauge, histogram }
 
     public let name: String
     public let help: String
@@ -23,6 +23,12 @@ extension MetricFamily {
                                            labels: ["route", "status"])
     public static let httpReceiveTimeouts = MetricFamily("twobits_http_receive_timeouts_total", .counter,
                                                   "Connections closed because their request did not arrive within server.receive_timeout_ms")
+    public static let httpRequestSeconds = MetricFamily("twobits_http_request_seconds", .histogram,
+                                                 "Time from a request's arrival to its answer, by route", labels: ["route"])
+    public static let httpRequestsInFlight = MetricFamily("twobits_http_requests_in_flight", .gauge,
+                                                   "Requests being served now (read at each scrape)")
+    public static let httpMaxConnections = MetricFamily("twobits_http_max_connections", .gauge,
+                                                 "The client-connection cap in force (server.max_connections, lowered to fit the open-file limit)")
     public static let rateLimited = MetricFamily("twobits_rate_limited_total", .counter,
                                           "Requests refused with 429 before any Apple call, by client and by the limit that refused",
                                           labels: ["client", "scope"])
@@ -50,9 +56,17 @@ extension MetricFamily {
     public static let fallbackConsumes = MetricFamily("twobits_fallback_consumes_total", .counter, "Consumes of limited-use tokens",
                                                labels: ["result"])
 
+    // Health (read at each scrape of /metrics)
+    public static let readinessCheck = MetricFamily("twobits_readiness_check", .gauge,
+                                             "1 when the readiness check passes, 0 when it fails (what /readyz answers), by check",
+                                             labels: ["check"])
+    public static let signingKeyAge = MetricFamily("twobits_signing_key_age_seconds", .gauge,
+                                            "Age of the fallback-token key this server signs with (since its creation)")
+
     /// Every family, for the test that each is documented and spelled once.
     public static let all: [MetricFamily] = [
         httpRequests, httpReceiveTimeouts, rateLimited, appleCalls, appleCallSeconds, promotionClaims, installs, automaticBans,
         manualBans, pendingBansApplied, fallbackTokensIssued, fallbackExchangesRefused, fallbackVerifications, fallbackConsumes,
+        httpRequestSeconds, httpRequestsInFlight, httpMaxConnections, readinessCheck, signingKeyAge,
     ]
 }

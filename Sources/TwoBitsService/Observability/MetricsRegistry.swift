@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Locking
 
-/// Counters and histograms in Prometheus's text format, labelled, in memory.
+/// Counters, gauges and histograms in Prometheus's text format, labelled, in memory.
 public final class MetricsRegistry: Sendable {
     private struct Family {
         let help: String
@@ -30,6 +30,15 @@ public final class MetricsRegistry: Sendable {
         let key = Self.render(Array(zip(family.labels, values)))
         families.withLock { f in
             f[family.name, default: Family(help: family.help, type: family.kind.rawValue)].samples[key, default: 0] += value
+        }
+    }
+
+    /// Sets a gauge to `value`; `values` are the family's label values.
+    public func set(_ family: MetricFamily, _ values: String..., to value: Double) {
+        assert(family.kind == .gauge && values.count == family.labels.count, "\(family.name) takes \(family.labels)")
+        let key = Self.render(Array(zip(family.labels, values)))
+        families.withLock { f in
+            f[family.name, default: Family(help: family.help, type: family.kind.rawValue)].samples[key] = value
         }
     }
 

@@ -92,6 +92,7 @@ struct RequestPipeline: Sendable {
         let route = context?.route ?? "unrouted"
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         metrics.increment(.httpRequests, route, String(response.status))
+        metrics.observe(.httpRequestSeconds, route, value: milliseconds / 1000)
         logger.log(response.status >= 500 ? .error : .info, "request", [
             "method": .string(http.method), "route": .string(route), "status": .int(response.status),
             "duration_ms": .double((milliseconds * 1000).rounded() / 1000),
