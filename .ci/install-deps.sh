@@ -3,8 +3,9 @@
 # Used by `make run`, `make test` and `make bench`; safe to run repeatedly.
 set -euo pipefail
 
-# --run: what `make run` needs; --test: plus wrk and the Python test tools (schemathesis pinned); --bench: --test
-# plus Debian's Go toolchain, for the benchmark's standard-library-only comparison peer (Benchmarks/GoPeer).
+# --run: what `make run` needs; --test: plus what the suites drive (PostgreSQL, wrk, systemd-analyze, the Debian
+# packaging tools, Prometheus, Go and Node for the recipes) and the Python test tools (schemathesis pinned);
+# --bench: the same as --test.
 debs=(pkg-config openssl libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsqlite3-dev libpq-dev curl)
 # --test also needs a PostgreSQL server, for the throw-away cluster of .ci/postgres.sh.
 if [[ "${1:-}" != "--run" ]]; then debs+=(postgresql); fi
@@ -15,7 +16,10 @@ if [[ "${1:-}" != "--run" ]]; then debs+=(systemd); fi
 if [[ "${1:-}" != "--run" ]]; then debs+=(dpkg-dev lintian adduser); fi
 # --test checks deploy/prometheus and deploy/grafana with promtool and a real Prometheus (Tests/python/test_observability.py).
 if [[ "${1:-}" != "--run" ]]; then debs+=(prometheus); fi
-if [[ "${1:-}" == "--bench" ]]; then debs+=(golang-go); fi
+# Go: the benchmark's comparison peer (--bench) and the Go verification recipe (--test, docs/examples/go).
+if [[ "${1:-}" != "--run" ]]; then debs+=(golang-go); fi
+# Node for docs/examples/node, unless a node is already on the PATH (it may come from elsewhere).
+if [[ "${1:-}" != "--run" ]] && ! command -v node >/dev/null; then debs+=(nodejs); fi
 
 missing=()
 for p in "${debs[@]}"; do

@@ -113,6 +113,22 @@ def allowed(claims, route_class):
     return tier in ROUTE_CLASS_TIERS.get(route_class, frozenset())
 
 
+def consume(token, verify_url, api_key):
+    """Marks a limited-use token (`lim`) used at TwoBits before the main API honours it; raises
+    jwt.InvalidTokenError unless this is its first use. `verify_url`: TwoBits' /v1/fallback-tokens/verify,
+    `api_key`: a key with the `tokens` role."""
+    import json
+    import urllib.request
+    request = urllib.request.Request(verify_url, data=json.dumps({"token": token, "consume": True}).encode(), method="POST",
+                                     headers={"Content-Type": "application/json", "Authorization": f"Bearer {api_key}"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        answer = json.load(response)
+    if not answer.get("valid"):
+        raise jwt.InvalidTokenError(f"consume: {answer.get('reason')}")
+    if answer.get("already_consumed"):
+        raise jwt.InvalidTokenError("already_consumed")
+
+
 if __name__ == "__main__":
     import argparse
     import json
@@ -122,9 +138,18 @@ if __name__ == "__main__":
     parser.add_argument("--jwks-url", required=True, help="e.g. http://127.0.0.1:8080/.well-known/jwks.json")
     parser.add_argument("--issuer", required=True)
     parser.add_argument("--audience", required=True)
+    parser.add_argument("--tiers", default="devicecheck", help="comma-separated tiers this route accepts")
+    parser.add_argument("--consume-url", help="TwoBits' /v1/fallback-tokens/verify, to consume limited-use tokens")
+    parser.add_argument("--api-key", help="an API key with the tokens role, for --consume-url")
     arguments = parser.parse_args()
     try:
         verified = verify(arguments.token, arguments.jwks_url, arguments.issuer, arguments.audience)
+        if verified["tier"] not in arguments.tiers.split(","):
+            raise jwt.InvalidTokenError(f"tier_not_allowed: {verified['tier']!r}")
+        if verified.get("lim") is True:
+            if not arguments.consume_url:
+                raise jwt.InvalidTokenError("limited_use: consume it through TwoBits (--consume-url) before honouring it")
+            consume(arguments.token, arguments.consume_url, arguments.api_key)
     except (jwt.InvalidTokenError, jwt.PyJWKClientError) as error:
         raise SystemExit(f"invalid token: {error}")
     print(json.dumps(verified, indent=2, sort_keys=True))

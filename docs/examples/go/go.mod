@@ -1,0 +1,3 @@
+module example.com/twobits-verify
+
+go 1.19

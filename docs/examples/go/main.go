@@ -1,0 +1,43 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// go run . --jwks-url URL --issuer I --audience A [--tiers devicecheck] [--consume-url URL --api-key KEY] TOKEN
+// Prints the claims and exits 0 when the token is accepted; prints "invalid token: reason" and exits 1 otherwise.
+func main() {
+	jwksURL := flag.String("jwks-url", "", "TwoBits' /.well-known/jwks.json")
+	issuer := flag.String("issuer", "", "expected iss")
+	audience := flag.String("audience", "", "expected aud")
+	tiers := flag.String("tiers", "devicecheck", "comma-separated tiers this route accepts")
+	consumeURL := flag.String("consume-url", "", "TwoBits' /v1/fallback-tokens/verify, to consume limited-use tokens")
+	apiKey := flag.String("api-key", "", "an API key with the tokens role, for --consume-url")
+	flag.Parse()
+	if flag.NArg() != 1 || *jwksURL == "" || *issuer == "" || *audience == "" {
+		fmt.Fprintln(os.Stderr, "usage: verify --jwks-url URL --issuer I --audience A [--tiers T,...] [--consume-url URL --api-key KEY] TOKEN")
+		os.Exit(2)
+	}
+	token := flag.Arg(0)
+	verifier := &Verifier{Keys: &KeySet{URL: *jwksURL}, Issuer: *issuer, Audience: *audience, Tiers: strings.Split(*tiers, ",")}
+	claims, err := verifier.Verify(token, time.Now())
+	if err == nil && claims.Limited {
+		if *consumeURL == "" {
+			err = fmt.Errorf("limited_use: consume it through TwoBits (--consume-url) before honouring it")
+		} else {
+			err = Consume(&http.Client{Timeout: 5 * time.Second}, *consumeURL, *apiKey, token)
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "invalid token:", err)
+		os.Exit(1)
+	}
+	out, _ := json.MarshalIndent(claims, "", "  ")
+	fmt.Println(string(out))
+}
