@@ -54,7 +54,7 @@ public final class TwoBitsService: Sendable {
         self.apple = apple
 
         let ledger: any Ledger
-        do { ledger = try configuration.database.openLedger(pool: configuration.databasePool) } catch {
+        do { ledger = try configuration.database.openLedger(pool: configuration.databasePool, observer: LedgerLatencyMetrics(registry: metrics)) } catch {
             switch configuration.database {
             case .sqlite: throw ConfigurationError("database", "\(error) (check the path and that its directory is writable)")
             case .postgres: throw ConfigurationError("database", "\(error) (\(configuration.database): check that PostgreSQL runs and accepts this role)")

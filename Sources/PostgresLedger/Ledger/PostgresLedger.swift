@@ -16,13 +16,17 @@ public final class PostgresLedger: Ledger {
     let sweeper = ExpirySweeper()
     /// The last readiness probe's verdict, reused for 1.5 s.
     private let lastProbe = HealthVerdictCache(interval: .milliseconds(1500))
+    /// Told each call's duration, the wait for a connection included (the ledger latency metric).
+    let observer: (any LedgerCallObserver)?
 
     /// Connects (fails with a clear StorageError if the server cannot be reached), applies migrations unless told not to.
     /// A schema newer than this build is refused; without `applyMigrations`, so is an older one (run `twobits migrate`).
     /// `poolSize` connections, each on a thread of its own, plus one holding this instance's presence locks;
     /// a call no connection takes up within `poolWait` fails with a StorageError.
-    public init(uri: String, poolSize: Int = 8, poolWait: Duration = .seconds(2), applyMigrations: Bool = true) throws(StorageError) {
+    public init(uri: String, poolSize: Int = 8, poolWait: Duration = .seconds(2), applyMigrations: Bool = true,
+                observer: (any LedgerCallObserver)? = nil) throws(StorageError) {
         self.uri = uri
+        self.observer = observer
         instance = "ledger-" + UUID().uuidString
         let first = try Self.connect(uri)
         do throws(PostgresError) {
@@ -81,7 +85,10 @@ public final class PostgresLedger: Ledger {
 
     @discardableResult
     func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> T) async throws(StorageError) -> T {
-        try await pool.run(body)
+        guard let observer else { return try await pool.run(body) }
+        let start = ContinuousClock.now
+        defer { observer.ledgerCallFinished(seconds: (ContinuousClock.now - start).inSeconds) }
+        return try await pool.run(body)
     }
 
     /// A direct connection for the synchronous admin paths (`migrate`, `importTables`, `tableCounts`).

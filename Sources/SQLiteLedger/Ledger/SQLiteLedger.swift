@@ -15,13 +15,17 @@ public final class SQLiteLedger: Ledger {
     private let sweeper = ExpirySweeper()
     /// The last readiness probe's verdict, reused for `healthProbeInterval` (see `init`).
     private let lastProbe: HealthVerdictCache
+    /// Told each call's duration (the ledger latency metric); nil when nobody measures.
+    let observer: (any LedgerCallObserver)?
 
     /// Opens or creates the file and applies pending migrations. `healthProbeInterval`: how long the
     /// verdict of `checkHealth`'s write probe is reused. `checkpointInterval`: the longest time between
     /// two background checkpoints (one also starts when the log reaches 1000 pages); nil leaves
     /// checkpoints to SQLite, inline in the commit that crosses 1000 pages (for comparison in the benchmark).
-    public init(path: String, healthProbeInterval: Duration = .seconds(2), checkpointInterval: Duration? = .seconds(1)) throws(StorageError) {
+    public init(path: String, healthProbeInterval: Duration = .seconds(2), checkpointInterval: Duration? = .seconds(1),
+                observer: (any LedgerCallObserver)? = nil) throws(StorageError) {
         lastProbe = HealthVerdictCache(interval: healthProbeInterval)
+        self.observer = observer
         do throws(SQLiteError) {
             db = try SQLiteConnection(path: path)
             try SchemaMigrations.apply(to: db)
@@ -62,6 +66,8 @@ public final class SQLiteLedger: Ledger {
 
     @discardableResult
     func run<T>(_ body: () throws(SQLiteError) -> T) throws(StorageError) -> T {
+        let start = observer == nil ? nil : ContinuousClock.now
+        defer { if let start, let observer { observer.ledgerCallFinished(seconds: (ContinuousClock.now - start).inSeconds) } }
         do { return try body() } catch { throw StorageError(error) }
     }
 

@@ -8,12 +8,20 @@ public struct MetricFamily: Sendable {
     public let kind: Kind
     /// The label names, in the order call sites give their values.
     public let labels: [String]
+    /// A histogram's bucket bounds, in seconds.
+    public let buckets: [Double]
 
-    init(_ name: String, _ kind: Kind, _ help: String, labels: [String] = []) {
+    /// Request and Apple latencies: from a fast sandbox to a slow Apple.
+    static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    /// Ledger calls: tens of microseconds on SQLite, a round trip or a pool wait on PostgreSQL.
+    static let ledgerBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 2.5]
+
+    init(_ name: String, _ kind: Kind, _ help: String, labels: [String] = [], buckets: [Double] = MetricFamily.latencyBuckets) {
         self.name = name
         self.help = help
         self.kind = kind
         self.labels = labels
+        self.buckets = buckets
     }
 }
 
@@ -56,6 +64,10 @@ extension MetricFamily {
     public static let fallbackConsumes = MetricFamily("twobits_fallback_consumes_total", .counter, "Consumes of limited-use tokens",
                                                labels: ["result"])
 
+    // Ledger
+    public static let ledgerCallSeconds = MetricFamily("twobits_ledger_call_seconds", .histogram,
+                                                "Duration of ledger calls (SQLite or PostgreSQL, a wait for a pooled connection included)",
+                                                buckets: MetricFamily.ledgerBuckets)
     // Health (read at each scrape of /metrics)
     public static let readinessCheck = MetricFamily("twobits_readiness_check", .gauge,
                                              "1 when the readiness check passes, 0 when it fails (what /readyz answers), by check",
@@ -67,6 +79,6 @@ extension MetricFamily {
     public static let all: [MetricFamily] = [
         httpRequests, httpReceiveTimeouts, rateLimited, appleCalls, appleCallSeconds, promotionClaims, installs, automaticBans,
         manualBans, pendingBansApplied, fallbackTokensIssued, fallbackExchangesRefused, fallbackVerifications, fallbackConsumes,
-        httpRequestSeconds, httpRequestsInFlight, httpMaxConnections, readinessCheck, signingKeyAge,
+        httpRequestSeconds, httpRequestsInFlight, httpMaxConnections, readinessCheck, signingKeyAge, ledgerCallSeconds,
     ]
 }

@@ -15,12 +15,9 @@ public final class MetricsRegistry: Sendable {
         var count = 0
     }
 
-    /// Apple latency buckets in seconds: from a fast sandbox to a slow Apple.
-    static let latencyBuckets: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-
     private let families = Lock<[String: Family]>([:])
     private let histograms = Lock<[String: [String: Histogram]]>([:])
-    private let histogramHelp = Lock<[String: String]>([:])
+    private let histogramFamilies = Lock<[String: MetricFamily]>([:])
 
     public init() {}
 
@@ -42,14 +39,14 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
-    /// Records one observation in a histogram with the latency buckets.
+    /// Records one observation in a histogram with its family's buckets.
     public func observe(_ family: MetricFamily, _ values: String..., value: Double) {
         assert(family.kind == .histogram && values.count == family.labels.count, "\(family.name) takes \(family.labels)")
         let key = Self.render(Array(zip(family.labels, values)))
-        histogramHelp.withLock { $0[family.name] = family.help }
+        histogramFamilies.withLock { $0[family.name] = family }
         histograms.withLock { h in
-            var hist = h[family.name]?[key] ?? Histogram(buckets: Array(repeating: 0, count: Self.latencyBuckets.count))
-            for (i, bound) in Self.latencyBuckets.enumerated() where value <= bound { hist.buckets[i] += 1 }
+            var hist = h[family.name]?[key] ?? Histogram(buckets: Array(repeating: 0, count: family.buckets.count))
+            for (i, bound) in family.buckets.enumerated() where value <= bound { hist.buckets[i] += 1 }
             hist.sum += value
             hist.count += 1
             h[family.name, default: [:]][key] = hist
@@ -65,12 +62,13 @@ public final class MetricsRegistry: Sendable {
                 out += "\(name)\(labels.isEmpty ? "" : "{\(labels)}") \(Self.format(value))\n"
             }
         }
-        let helps = histogramHelp.withLock { $0 }
+        let declared = histogramFamilies.withLock { $0 }
         for (name, series) in histograms.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-            out += "# HELP \(name) \(helps[name] ?? name)\n# TYPE \(name) histogram\n"
+            guard let family = declared[name] else { continue }
+            out += "# HELP \(name) \(family.help)\n# TYPE \(name) histogram\n"
             for (labels, hist) in series.sorted(by: { $0.key < $1.key }) {
                 let prefix = labels.isEmpty ? "" : labels + ","
-                for (i, bound) in Self.latencyBuckets.enumerated() {
+                for (i, bound) in family.buckets.enumerated() {
                     out += "\(name)_bucket{\(prefix)le=\"\(bound)\"} \(hist.buckets[i])\n"
                 }
                 out += "\(name)_bucket{\(prefix)le=\"+Inf\"} \(hist.count)\n"

@@ -1,0 +1,11 @@
+/// Told how long each ledger call took, for the ledger latency histogram on `/metrics`. A ledger holds one,
+/// given when it is opened; it is called on the thread that ran the call, so it must be cheap.
+public protocol LedgerCallObserver: Sendable {
+    /// `seconds`: from the call's start to its end, waiting for a pooled connection included.
+    func ledgerCallFinished(seconds: Double)
+}
+
+extension Duration {
+    /// This duration in seconds, as a `Double`.
+    public var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
