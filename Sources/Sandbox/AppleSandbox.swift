@@ -14,10 +14,13 @@ public final class AppleSandbox: Sendable {
     let verifier: DeveloperTokenVerifier
     private let server: HTTPServer
     let now: @Sendable () -> Date
+    /// The App Attestation CA the simulated devices' keys chain to; its root is what the service must trust.
+    public let appAttestAuthority: AppAttestAuthority
 
     public init(configuration: SandboxConfiguration, now: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
         self.now = now
+        self.appAttestAuthority = AppAttestAuthority(now: now())
         let state = SandboxState(latencyMilliseconds: configuration.latencyMilliseconds)
         self.state = state
         self.verifier = DeveloperTokenVerifier(teamID: configuration.teamID, keyID: configuration.keyID,

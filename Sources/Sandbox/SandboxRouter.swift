@@ -21,6 +21,12 @@ struct SandboxRouter: Sendable {
         r.add("PUT", "/sandbox/v1/latency") { sandbox, request in sandbox.controlSetLatency(request) }
         r.add("GET", "/sandbox/v1/counters") { sandbox, _ in .json(200, sandbox.counters) }
         r.add("DELETE", "/sandbox/v1/counters") { sandbox, _ in sandbox.resetCounters(); return .json(200, sandbox.counters) }
+        r.add("POST", "/sandbox/v1/app-attest/keys") { sandbox, request in sandbox.controlCreateAppAttestKey(request) }
+        r.add("POST", "/sandbox/v1/app-attest/attestations") { sandbox, request in sandbox.controlAttest(request) }
+        r.add("POST", "/sandbox/v1/app-attest/assertions") { sandbox, request in sandbox.controlAssert(request) }
+        r.add("GET", "/sandbox/v1/app-attest/root.pem") { sandbox, _ in
+            ServerResponse(status: 200, headers: [("Content-Type", "application/x-pem-file")], body: Data(sandbox.appAttestAuthority.rootPEM.utf8))
+        }
         r.add("GET", "/sandbox/v1/healthz") { _, _ in .json(200, ["status": "ok"]) }
         router = r
     }

@@ -14,6 +14,8 @@ final class SandboxState: Sendable {
         var developerTokenDigests: Set<String> = []
         var latencyMilliseconds = 0
         var callsInFlight = 0
+        /// App Attest keys of simulated devices, by key id (standard base64, as `generateKey` returns it).
+        var appAttestKeys: [String: SimulatedAppAttestKey] = [:]
     }
 
     let storage: Lock<Storage>

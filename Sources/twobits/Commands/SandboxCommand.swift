@@ -14,6 +14,7 @@ enum SandboxCommand {
         let keyFile = try args.required("key-file", env: "TWOBITS_APPLE_PRIVATE_KEY_FILE")
         let environmentName = args.value("environment") ?? "development"
         let latency = try args.int("latency-ms", default: 0)
+        let appAttestRoot = args.value("app-attest-root")
         try args.rejectUnknown()
 
         guard let environment = AppleEnvironment(rawValue: environmentName) else { throw UsageError("--environment must be development or production") }
@@ -26,6 +27,12 @@ enum SandboxCommand {
         let sandbox = AppleSandbox(configuration: SandboxConfiguration(
             host: String(parts[0]), port: port, teamID: teamID, keyID: keyID, publicKey: publicKey,
             environment: environment, latencyMilliseconds: latency))
+        if let appAttestRoot {
+            // The service trusts this file (app_attest.root_ca_file) for the simulated devices' keys.
+            do { try Data(sandbox.appAttestAuthority.rootPEM.utf8).write(to: URL(fileURLWithPath: appAttestRoot)) } catch {
+                throw UsageError("cannot write --app-attest-root \(appAttestRoot): \(error)")
+            }
+        }
         do { try sandbox.start() } catch {
             printError("twobits sandbox: \(error)")
             return 1

@@ -58,14 +58,14 @@ struct SyntheticAppAttest {
         authData.append(options.environment.aaguid)
         authData.append(contentsOf: [UInt8(credentialID.count >> 8), UInt8(credentialID.count & 0xFF)])
         authData.append(credentialID)
-        authData.append(CBOREncoding.encode(cose))
-        if let extensions = options.extensions { authData.append(CBOREncoding.encode(extensions)) }
+        authData.append(CBOREncoder.encode(cose))
+        if let extensions = options.extensions { authData.append(CBOREncoder.encode(extensions)) }
         let clientDataHash = SHA256Digest.hash(Data("challenge-\(keyID.hexString)".utf8))
         let nonce = SHA256Digest.hash(authData + clientDataHash)
         let leaf = try! X509CertificateBuilder(commonName: keyID.hexString, serial: 3, notBefore: Self.now - 86_400, notAfter: Self.now + 2 * 86_400,
                                                isCA: false, extensions: [("1.2.840.113635.100.8.2", Data([0x30, 0x24, 0xA1, 0x22, 0x04, 0x20]) + nonce)])
             .issue(subjectKey: key.publicKey, issuer: intermediate, issuerKey: intermediateKey)
-        let object = CBOREncoding.encode(.map([
+        let object = CBOREncoder.encode(.map([
             (.text("fmt"), .text("apple-appattest")),
             (.text("attStmt"), .map([(.text("x5c"), .array([.bytes(leaf.der), .bytes(intermediate.der)])), (.text("receipt"), .bytes(Data("receipt".utf8)))])),
             (.text("authData"), .bytes(authData)),
@@ -77,10 +77,10 @@ struct SyntheticAppAttest {
         var authData = appID.rpIDHash
         authData.append(flags)
         authData.append(contentsOf: withUnsafeBytes(of: counter.bigEndian, Array.init))
-        if let extensions { authData.append(CBOREncoding.encode(extensions)) }
+        if let extensions { authData.append(CBOREncoder.encode(extensions)) }
         let nonce = SHA256Digest.hash(authData + SHA256Digest.hash(clientData))
         let signature = ES256Signer(key: device.key).signDER(nonce)
-        return CBOREncoding.encode(.map([(.text("signature"), .bytes(signature)), (.text("authenticatorData"), .bytes(authData))]))
+        return CBOREncoder.encode(.map([(.text("signature"), .bytes(signature)), (.text("authenticatorData"), .bytes(authData))]))
     }
 
     func verifier(_ environment: AppAttestEnvironment = .development) -> AttestationVerifier {

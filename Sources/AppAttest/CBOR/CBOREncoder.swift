@@ -1,9 +1,9 @@
-import AppAttest
-import Foundation
+public import FoundationEssentials
 
-/// A minimal CBOR encoder for building test inputs (definite lengths, the decoder's subset).
-enum CBOREncoding {
-    static func encode(_ value: CBORValue) -> Data {
+/// A minimal CBOR encoder for what App Attest devices send (definite lengths, shortest heads, the decoder's
+/// subset): the sandbox's simulated devices and the tests build attestation objects and assertions with it.
+public enum CBOREncoder {
+    public static func encode(_ value: CBORValue) -> Data {
         var out = Data()
         write(value, into: &out)
         return out

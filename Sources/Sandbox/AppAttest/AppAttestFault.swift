@@ -1,0 +1,26 @@
+/// What a simulated device gets wrong on request (`fault` in the control endpoints, docs/sandbox.md).
+enum AttestationFault: String, CaseIterable, Sendable {
+    /// The credential certificate chains to a CA that is not the sandbox root.
+    case badChain = "bad_chain"
+    /// The certificate's nonce is not SHA-256(authData ‖ clientDataHash).
+    case wrongNonce = "wrong_nonce"
+    /// authData's RP ID hash is another app's.
+    case wrongAppID = "wrong_app_id"
+    /// The other environment's AAGUID (a development key claiming production, or the reverse).
+    case wrongEnvironment = "wrong_environment"
+    /// The credential id in authData is not the key id.
+    case wrongKeyID = "wrong_key_id"
+    /// The credential certificate's 3 days of validity are over.
+    case expired
+}
+
+enum AssertionFault: String, CaseIterable, Sendable {
+    /// The counter of the previous assertion again.
+    case replayedCounter = "replayed_counter"
+    /// authenticatorData's RP ID hash is another app's.
+    case wrongAppID = "wrong_app_id"
+    /// The signature is over other bytes.
+    case badSignature = "bad_signature"
+    /// The AT flag set, as real devices sometimes do: still a valid assertion.
+    case atFlag = "at_flag"
+}

@@ -1,0 +1,90 @@
+import AppAttest
+import FoundationEssentials
+import HTTPServer
+import TwoBitsCrypto
+
+/// The App Attest part of the control API (`/sandbox/v1/app-attest/...`, docs/sandbox.md): simulated devices
+/// generate keys, attest them and sign assertions as an iPhone does, or get one thing wrong on request.
+extension AppleSandbox {
+    private func appAttestError(_ status: Int, _ message: String) -> ServerResponse { .json(status, ["error": message]) }
+
+    /// `POST /sandbox/v1/app-attest/keys {app_id, environment, validation_category?, bundle_version?, device_id?}` → 201 `{key_id}`.
+    func controlCreateAppAttestKey(_ request: ServerRequest) -> ServerResponse {
+        guard let body = (try? JSONValue.parse(request.body))?.objectValue else { return appAttestError(400, "body must be a JSON object") }
+        let known: Set<String> = ["app_id", "environment", "validation_category", "bundle_version", "device_id"]
+        if let unknown = body.keys.sorted().first(where: { !known.contains($0) }) { return appAttestError(400, "unknown field \(unknown)") }
+        guard let appID = body["app_id"]?.stringValue.flatMap(AppID.init) else { return appAttestError(400, "app_id must be TEAMID.bundle.id") }
+        guard let environment = body["environment"]?.stringValue.flatMap(AppAttestEnvironment.init(rawValue:)) else {
+            return appAttestError(400, "environment must be development or production")
+        }
+        var category: Int?
+        if let value = body["validation_category"], value != .null {
+            guard let n = value.intValue, (0...1_000_000).contains(n) else { return appAttestError(400, "validation_category must be a whole number 0-1000000") }
+            category = Int(n)
+        }
+        var bundleVersion: String?
+        if let value = body["bundle_version"], value != .null {
+            guard let text = value.stringValue, !text.isEmpty, text.utf8.count <= 64 else { return appAttestError(400, "bundle_version must be a string of 1-64 bytes") }
+            bundleVersion = text
+        }
+        var deviceID: String?
+        if let value = body["device_id"], value != .null {
+            guard let id = value.stringValue, device(id) != nil else { return appAttestError(404, "unknown device_id") }
+            deviceID = id
+        }
+        let key = SimulatedAppAttestKey(appID: appID, environment: environment, validationCategory: category, bundleVersion: bundleVersion,
+                                        deviceID: deviceID)
+        let keyID = key.keyID.base64EncodedString()
+        state.withLock { $0.appAttestKeys[keyID] = key }
+        return .json(201, ["key_id": keyID])
+    }
+
+    /// `POST /sandbox/v1/app-attest/attestations {key_id, client_data_hash, fault?}` → `{attestation_object}`.
+    func controlAttest(_ request: ServerRequest) -> ServerResponse {
+        switch appAttestInput(request, faults: AttestationFault.allCases.map(\.rawValue)) {
+        case .failure(let refusal): return refusal.response
+        case .success(let (key, clientDataHash, fault)):
+            let object = key.attestationObject(clientDataHash: clientDataHash, fault: fault.flatMap(AttestationFault.init(rawValue:)),
+                                               authority: appAttestAuthority, now: now())
+            return .json(200, ["attestation_object": object.base64EncodedString()])
+        }
+    }
+
+    /// `POST /sandbox/v1/app-attest/assertions {key_id, client_data_hash, fault?}` → `{assertion, counter}`.
+    func controlAssert(_ request: ServerRequest) -> ServerResponse {
+        switch appAttestInput(request, faults: AssertionFault.allCases.map(\.rawValue)) {
+        case .failure(let refusal): return refusal.response
+        case .success(let (key, clientDataHash, fault)):
+            let (assertion, counter) = key.assertion(clientDataHash: clientDataHash, fault: fault.flatMap(AssertionFault.init(rawValue:)))
+            struct Answer: Encodable { let assertion: String; let counter: UInt32 }
+            return .json(200, Answer(assertion: assertion.base64EncodedString(), counter: counter))
+        }
+    }
+
+    /// The key, the 32-byte client data hash and the fault name (one of `faults`) a request names.
+    private func appAttestInput(_ request: ServerRequest, faults: [String]) -> Result<(SimulatedAppAttestKey, Data, String?), BadInputResponse> {
+        guard let body = (try? JSONValue.parse(request.body))?.objectValue else { return .failure(BadInputResponse(appAttestError(400, "body must be a JSON object"))) }
+        if let unknown = body.keys.sorted().first(where: { !["key_id", "client_data_hash", "fault"].contains($0) }) {
+            return .failure(BadInputResponse(appAttestError(400, "unknown field \(unknown)")))
+        }
+        guard let keyID = body["key_id"]?.stringValue else { return .failure(BadInputResponse(appAttestError(400, "key_id must be a string"))) }
+        guard let key = state.withLock({ $0.appAttestKeys[keyID] }) else { return .failure(BadInputResponse(appAttestError(404, "unknown key_id"))) }
+        guard let hash = body["client_data_hash"]?.stringValue.flatMap({ Data(base64Encoded: $0) }), hash.count == 32 else {
+            return .failure(BadInputResponse(appAttestError(400, "client_data_hash must be the base64 of 32 bytes (SHA-256 of the client data)")))
+        }
+        var fault: String?
+        if let value = body["fault"], value != .null {
+            guard let name = value.stringValue, faults.contains(name) else {
+                return .failure(BadInputResponse(appAttestError(400, "fault must be one of \(faults.joined(separator: ", "))")))
+            }
+            fault = name
+        }
+        return .success((key, hash, fault))
+    }
+}
+
+/// A control request refused before anything was simulated.
+struct BadInputResponse: Error {
+    let response: ServerResponse
+    init(_ response: ServerResponse) { self.response = response }
+}
