@@ -103,6 +103,9 @@ def observed(twobits_module_factory, tmp_path_factory):
                                     client="marketing").status for _ in range(5)]
         assert 200 in statuses and 429 in statuses, statuses
         assert deployment.post("/v1/admin/bans", {"device_token": tokens[2], "reason": "observed fraud"}, client="ops").status == 200
+        # A ban ordered by install id, applied when that install next exchanges a token.
+        assert deployment.post("/v1/admin/bans", {"install_id": "install-observed", "reason": "scripted"}, client="ops").status == 202
+        assert deployment.exchange(deployment.mint(deployment.new_device()), install_id="install-observed").status == 403
         assert deployment.sandbox("POST", "/sandbox/v1/faults", {"kind": "status", "status": 503, "count": 50}).status in (200, 201)
         assert deployment.exchange(tokens[3]).status == 503
         deployment.sandbox("DELETE", "/sandbox/v1/faults")
