@@ -56,7 +56,7 @@ let package = Package(
 
         // Layer 4: the use cases (claims with their idempotency protocol, token exchange, debug secrets, the
         // key ring). Domain outcomes and errors only: no HTTP, no metrics, no logs.
-        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheck", "TwoBitsCrypto", "Locking"],
+        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheck", "TwoBitsCrypto", "Locking", "AppAttest"],
                 swiftSettings: layered),
 
         // Layer 5: the service: configuration, HTTP API (controllers map use cases onto HTTP), metrics, logs.
@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
-            "TwoBitsService", "UseCases", "Policy", "Ledger", "Sandbox", "OutboundHTTP", "DeviceCheck", "TwoBitsCrypto", "TokenSigning", "Locking",
+            "TwoBitsService", "UseCases", "Policy", "Ledger", "Sandbox", "OutboundHTTP", "DeviceCheck", "TwoBitsCrypto", "TokenSigning", "Locking", "AppAttest",
         ]),
     ],
     swiftLanguageModes: [.v6]

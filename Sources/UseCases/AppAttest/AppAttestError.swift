@@ -1,0 +1,40 @@
+public import AppAttest
+public import Ledger
+
+/// Why the strong tier refused a request. Each maps to one HTTP answer with its own code.
+public enum AppAttestError: Error, Sendable, Equatable {
+    /// The input is not what the API takes (not base64, a key id of the wrong length, client data without the challenge).
+    case badInput(String)
+    /// Verification failed at one of Apple's steps (`bad_chain`, `nonce_mismatch`, `rp_id_mismatch`, …).
+    case invalid(AppAttestFailure.Reason, detail: String)
+    /// The challenge was never issued, has expired or was used already.
+    case challengeUnknownOrUsed
+    /// No attestation of this key was accepted.
+    case keyUnknown
+    /// The key was attested before; an attestation is accepted once per key.
+    case keyAlreadyAttested
+    /// An admin revoked the key.
+    case keyRevoked
+    /// The assertion's counter is not above the stored one: a replay, or concurrent assertions out of order.
+    case counterNotIncreasing(stored: UInt32)
+    /// The device's validation category (App Store, TestFlight, development, …) is not accepted here.
+    case validationCategoryRefused(Int?)
+    case storage(StorageError)
+
+    public static func == (a: AppAttestError, b: AppAttestError) -> Bool { a.code == b.code }
+
+    /// The stable snake_case reason clients and logs see.
+    public var code: String {
+        switch self {
+        case .badInput: return "bad_input"
+        case .invalid(let reason, _): return reason.rawValue
+        case .challengeUnknownOrUsed: return "challenge_unknown_or_used"
+        case .keyUnknown: return "key_unknown"
+        case .keyAlreadyAttested: return "key_already_attested"
+        case .keyRevoked: return "key_revoked"
+        case .counterNotIncreasing: return "counter_not_increasing"
+        case .validationCategoryRefused: return "validation_category_refused"
+        case .storage: return "storage_unavailable"
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import AppAttest
+public import FoundationEssentials
+public import Ledger
+import TwoBitsCrypto
+
+/// The strong tier's use cases, transport-free: one-time challenges, attestations (Apple's documented
+/// verification, then the key stored) and assertions (verified against the stored key, the counter moved
+/// forward atomically). Verification runs before anything is written, so a forged request uses up no
+/// challenge; the challenge is consumed before the key is stored or the counter moves, so a challenge
+/// counts once however many replicas race with it.
+public struct AppAttestService: Sendable {
+    let settings: AppAttestSettings
+    let ledger: any Ledger
+    let attestations: AttestationVerifier
+    let assertions = AssertionVerifier()
+    let now: @Sendable () -> Date
+
+    public init(settings: AppAttestSettings, ledger: any Ledger, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.settings = settings
+        self.ledger = ledger
+        self.now = now
+        attestations = AttestationVerifier(appIDs: settings.apps, environment: settings.environment, chainVerifier: settings.chainVerifier)
+    }
+
+    /// A fresh challenge, stored (by its digest) until it expires or is used.
+    public func issueChallenge() async throws(AppAttestError) -> IssuedChallenge {
+        let value = SecureRandom.bytes(32).base64URLEncodedString()
+        let now = now()
+        let expiresAt = now.addingTimeInterval(settings.challengeLifetime)
+        let stored: Bool
+        do { stored = try await ledger.issueAppAttestChallenge(digest: SHA256Digest.hex(value), until: expiresAt, now: now) } catch { throw .storage(error) }
+        // 256 random bits colliding with a live challenge means the random source is broken: refuse to go on.
+        guard stored else { throw .storage(StorageError("a fresh challenge collided with a live one")) }
+        return IssuedChallenge(value: value, expiresAt: expiresAt)
+    }
+
+    /// Verifies the attestation of `keyID` (base64, as `generateKey` returned it) made with
+    /// clientDataHash = SHA-256 of the challenge's bytes, then stores the key.
+    public func attest(keyID: String, attestationObject: Data, challenge: String) async throws(AppAttestError) -> AppAttestKeyRecord {
+        guard let keyBytes = Data(base64Encoded: keyID), keyBytes.count == 32 else { throw .badInput("key_id must be the base64 of 32 bytes, as generateKey returns it") }
+        let challengeBytes = try Self.challengeBytes(challenge)
+        let now = now()
+        let verified: VerifiedAttestation
+        do {
+            verified = try attestations.verify(attestationObject: attestationObject, keyID: keyBytes, clientDataHash: SHA256Digest.hash(challengeBytes), at: now)
+        } catch { throw .invalid(error.reason, detail: error.detail) }
+        try checkCategory(verified.validationCategory?.rawValue)
+        try await consume(challenge, now: now)
+        let record = AppAttestKeyRecord(keyID: keyID, publicKey: verified.publicKey, counter: 0, receipt: verified.receipt,
+                                        environment: verified.environment.rawValue, appID: verified.appID.description,
+                                        validationCategory: verified.validationCategory?.rawValue,
+                                        firstSeen: Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded() / 1000))   // as stored: ms
+        let stored: Bool
+        do { stored = try await ledger.storeAppAttestKey(record) } catch { throw .storage(error) }
+        guard stored else { throw .keyAlreadyAttested }
+        return record
+    }
+
+    /// Verifies an assertion by an attested key over `clientData`, which must hold the challenge as its
+    /// `"challenge"` member (JSON), and moves the key's counter to the assertion's.
+    public func assert(keyID: String, assertion: Data, clientData: Data, challenge: String) async throws(AppAttestError) -> AppAttestKeyRecord {
+        _ = try Self.challengeBytes(challenge)
+        guard let object = try? JSONValue.parse(clientData).objectValue, object["challenge"]?.stringValue == challenge else {
+            throw .badInput("client_data must be a JSON object whose \"challenge\" member is the challenge")
+        }
+        let found: AppAttestKeyRecord?
+        do { found = try await ledger.appAttestKey(id: keyID) } catch { throw .storage(error) }
+        guard var key = found else { throw .keyUnknown }
+        guard !key.isRevoked else { throw .keyRevoked }
+        guard let appID = AppID(key.appID) else { throw .storage(StorageError("stored app id \(key.appID) is not TEAMID.bundle.id")) }
+        let verified: VerifiedAssertion
+        do {
+            verified = try assertions.verify(assertion: assertion, clientData: clientData, publicKey: key.publicKey, appID: appID, storedCounter: key.counter)
+        } catch {
+            if error.reason == .counterNotIncreasing { throw .counterNotIncreasing(stored: key.counter) }
+            throw .invalid(error.reason, detail: error.detail)
+        }
+        try await consume(challenge, now: now())
+        let advance: CounterAdvance
+        do { advance = try await ledger.advanceAppAttestCounter(keyID: keyID, to: verified.counter) } catch { throw .storage(error) }
+        switch advance {
+        case .advanced: key.counter = verified.counter
+        case .notIncreasing(let stored): throw .counterNotIncreasing(stored: stored)
+        case .revoked: throw .keyRevoked
+        case .unknownKey: throw .keyUnknown
+        }
+        return key
+    }
+
+    /// Revokes a key: its assertions are refused from now on. False when no such key was attested.
+    public func revoke(keyID: String, reason: String) async throws(AppAttestError) -> Bool {
+        do { return try await ledger.revokeAppAttestKey(keyID: keyID, reason: reason, now: now()) } catch { throw .storage(error) }
+    }
+
+    private func consume(_ challenge: String, now: Date) async throws(AppAttestError) {
+        let used: Bool
+        do { used = try await ledger.consumeAppAttestChallenge(digest: SHA256Digest.hex(challenge), now: now) } catch { throw .storage(error) }
+        guard used else { throw .challengeUnknownOrUsed }
+    }
+
+    private func checkCategory(_ category: Int?) throws(AppAttestError) {
+        guard let category else {
+            if settings.requireValidationCategory { throw .validationCategoryRefused(nil) }
+            return
+        }
+        if let allowed = settings.allowedValidationCategories, !allowed.contains(category) { throw .validationCategoryRefused(category) }
+    }
+
+    /// A challenge as issued: base64url of 32 bytes.
+    static func challengeBytes(_ challenge: String) throws(AppAttestError) -> Data {
+        guard let bytes = Data(base64URLEncoded: challenge), bytes.count == 32 else {
+            throw .badInput("challenge must be one issued by POST /v1/app-attest/challenges (base64url of 32 bytes)")
+        }
+        return bytes
+    }
+}
