@@ -9,6 +9,8 @@ debs=(pkg-config openssl libssl-dev libcurl4-openssl-dev libmicrohttpd-dev libsq
 # --test also needs a PostgreSQL server, for the throw-away cluster of .ci/postgres.sh.
 if [[ "${1:-}" != "--run" ]]; then debs+=(postgresql); fi
 if [[ "${1:-}" != "--run" ]]; then debs+=(wrk); fi
+# The admin console's browser tests: Debian's headless Chromium and its WebDriver (nothing downloaded elsewhere).
+if [[ "${1:-}" != "--run" ]]; then debs+=(chromium chromium-driver); fi
 if [[ "${1:-}" == "--bench" ]]; then debs+=(golang-go); fi
 
 missing=()
@@ -26,6 +28,11 @@ if [[ "${1:-}" != "--run" ]]; then
     if ! python3 -c 'import jwt, cryptography, pytest' 2>/dev/null; then
         echo "installing Python test tools: pyjwt cryptography pytest"
         python3 -m pip install -q --disable-pip-version-check 'pyjwt[crypto]' cryptography pytest
+    fi
+    # The console's browser tests drive Debian's chromedriver by path (Selenium Manager never runs: SE_OFFLINE=true).
+    if ! python3 -c 'import selenium' 2>/dev/null; then
+        echo "installing Python test tools: selenium"
+        python3 -m pip install -q --disable-pip-version-check selenium
     fi
     # Tests/python/test_openapi_schemathesis.py is tuned for this version (its checks change between releases).
     schemathesis_version=4.32.5
