@@ -222,6 +222,9 @@ def test_debug_secret_create_and_revoke(deployment, browser):
     browser.find_element(By.CSS_SELECTOR, "#secret-list button").click()
     wait_message(browser, "revoked")
     assert deployment.get("/v1/admin/debug-secrets", client="ops").json["debug_secrets"] == []
+    go(browser, "audit")
+    wait_for(browser, lambda d: "debug" in d.find_element(By.ID, "audit-table").text or "No events" in d.find_element(By.ID, "audit-table").text)
+    shot(browser, "audit-trail")
     allowed = [] if has_console_api(deployment) else ["/v1/admin/overview"]
     assert browser_errors(browser, allowed=allowed) == []
 
