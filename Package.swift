@@ -60,8 +60,12 @@ let package = Package(
                 swiftSettings: layered),
 
         // Layer 5: the service: configuration, HTTP API (controllers map use cases onto HTTP), metrics, logs.
+        // The admin console's HTML, CSS and JavaScript are embedded at build time (`embedInCode`): the binary
+        // reads no file beside it, and the assets stay editable as plain files.
         .target(name: "TwoBitsService", dependencies: [
             "UseCases", "DeviceCheck", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
+        ], resources: [
+            .embedInCode("Console/Assets/index.html"), .embedInCode("Console/Assets/console.js"), .embedInCode("Console/Assets/console.css"),
         ], swiftSettings: layered),
         .executableTarget(name: "twobits", dependencies: [
             "CBuildInfo", "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "PostgresLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "AppAttest",

@@ -20,6 +20,8 @@ if [[ "${1:-}" != "--run" ]]; then debs+=(prometheus); fi
 if [[ "${1:-}" != "--run" ]]; then debs+=(golang-go); fi
 # Node for docs/examples/node, unless a node is already on the PATH (it may come from elsewhere).
 if [[ "${1:-}" != "--run" ]] && ! command -v node >/dev/null; then debs+=(nodejs); fi
+# The admin console's browser tests: Debian's headless Chromium and its WebDriver (nothing downloaded elsewhere).
+if [[ "${1:-}" != "--run" ]]; then debs+=(chromium chromium-driver); fi
 
 missing=()
 for p in "${debs[@]}"; do
@@ -36,6 +38,11 @@ if [[ "${1:-}" != "--run" ]]; then
     if ! python3 -c 'import jwt, cryptography, pytest' 2>/dev/null; then
         echo "installing Python test tools: pyjwt cryptography pytest"
         python3 -m pip install -q --disable-pip-version-check 'pyjwt[crypto]' cryptography pytest
+    fi
+    # The console's browser tests drive Debian's chromedriver by path (Selenium Manager never runs: SE_OFFLINE=true).
+    if ! python3 -c 'import selenium' 2>/dev/null; then
+        echo "installing Python test tools: selenium"
+        python3 -m pip install -q --disable-pip-version-check selenium
     fi
     # Tests/python/test_openapi_schemathesis.py is tuned for this version (its checks change between releases).
     schemathesis_version=4.32.5

@@ -92,6 +92,7 @@ public final class TwoBitsService: Sendable {
         InstallController(policy: policy, metrics: metrics).register(in: &table)
         AdminController(policy: policy, ledger: ledger, metrics: metrics).register(in: &table)
         FallbackTokenController(exchange: tokenExchange, debugSecrets: debugSecrets).register(in: &table)
+        ConsoleController().register(in: &table)
         self.routes = table
 
         let pipeline = RequestPipeline(table: table, authenticator: ClientAuthenticator(clients: configuration.clients),
