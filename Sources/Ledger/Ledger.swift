@@ -29,8 +29,8 @@ public protocol Ledger: Sendable {
     // Audit trail
     @discardableResult
     func record(_ event: AuditEvent) async throws(StorageError) -> Int64
-    /// Newest first; `before` is an event id cursor.
-    func auditEvents(limit: Int, before: Int64?) async throws(StorageError) -> [AuditEvent]
+    /// Newest first; `before` is an event id cursor; only events matching `filter`.
+    func auditEvents(limit: Int, before: Int64?, filter: AuditFilter) async throws(StorageError) -> [AuditEvent]
 
     // Idempotency (24-hour window per client and key)
     /// Reserves `key` for this request. `owner` identifies the running process, so that a twin still
@@ -100,4 +100,9 @@ public protocol Ledger: Sendable {
 extension Ledger {
     /// Nothing to release by default (SQLite's connection closes when the ledger goes).
     public func close() {}
+
+    /// Every event, newest first.
+    public func auditEvents(limit: Int, before: Int64?) async throws(StorageError) -> [AuditEvent] {
+        try await auditEvents(limit: limit, before: before, filter: AuditFilter())
+    }
 }

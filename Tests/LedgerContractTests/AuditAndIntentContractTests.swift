@@ -47,6 +47,29 @@ struct AuditAndIntentContractTests {
     }
 
     @Test(arguments: Backend.all)
+    func filtersNarrowTheTrailInTheQuery(_ backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ledger = try store.open()
+            try await ledger.record(AuditEvent(at: .ms(1_000), client: "ops", action: "ban", result: "ok", tokenPrefix: "aaaa11112222"))
+            try await ledger.record(AuditEvent(at: .ms(2_000), client: "ops", action: "ban.pending", subject: "install-1", result: "pending"))
+            try await ledger.record(AuditEvent(at: .ms(3_000), client: "main", action: "install.register", subject: "install-1", result: "ok",
+                                               tokenPrefix: "bbbb11112222"))
+            try await ledger.record(AuditEvent(at: .ms(4_000), client: "ops", action: "unban", result: "failed", tokenPrefix: "aaaa11112222"))
+            func actions(_ filter: AuditFilter, limit: Int = 100) async throws -> [String] {
+                try await ledger.auditEvents(limit: limit, before: nil, filter: filter).map(\.action)
+            }
+            #expect(try await actions(AuditFilter()) == ["unban", "install.register", "ban.pending", "ban"])
+            #expect(try await actions(AuditFilter(tokenPrefix: "aaaa11112222")) == ["unban", "ban"])
+            #expect(try await actions(AuditFilter(installID: "install-1")) == ["install.register", "ban.pending"])
+            #expect(try await actions(AuditFilter(client: "main")) == ["install.register"])
+            #expect(try await actions(AuditFilter(result: "failed")) == ["unban"])
+            #expect(try await actions(AuditFilter(action: "ban")) == ["ban"])
+            #expect(try await actions(AuditFilter(since: .ms(2_000), until: .ms(4_000))) == ["install.register", "ban.pending"])
+            #expect(try await actions(AuditFilter(client: "ops", tokenPrefix: "aaaa11112222"), limit: 1) == ["unban"], "the limit counts matches only")
+        }
+    }
+
+    @Test(arguments: Backend.all)
     func anIntentIsPendingThenUnknownThenSettled(_ backend: Backend) async throws {
         try await withStore(backend) { store in
             let ledger = try store.open()

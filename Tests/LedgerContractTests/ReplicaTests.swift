@@ -354,7 +354,7 @@ struct ReplicaTests {
             #expect(try await target.consumeTokenID("j", until: now.addingTimeInterval(60), now: now) == false)
             #expect(try await target.debugSecretName(digest: "g") == "n")
             #expect(try await target.keyActivations() == ["k1": .ms(11)])
-            let maxID = try #require(try source.auditEvents(limit: 1, before: nil).first?.id)
+            let maxID = try #require(try await source.auditEvents(limit: 1, before: nil).first?.id)
             #expect(try await target.record(AuditEvent(client: "c", action: "after", result: "ok")) == maxID + 1, "the sequence moved past the copied ids")
 
             do {

@@ -113,7 +113,7 @@ struct AuditTests {
             let d = try h.newDevice()
             _ = try await h.policy.claim("spring", token: d.token, client: "marketing")
 
-            let all = try h.ledger.auditEvents(limit: 100, before: nil)
+            let all = try await h.ledger.auditEvents(limit: 100, before: nil)
             #expect(all.count == 8)
             #expect(all.first?.action == "promotion.claim")
             #expect(all.dropFirst().map(\.subject) == (0..<7).reversed().map { "install-\($0)" })
@@ -123,7 +123,7 @@ struct AuditTests {
             var cursor: Int64?
             var pages = 0
             while true {
-                let page = try h.ledger.auditEvents(limit: 3, before: cursor)
+                let page = try await h.ledger.auditEvents(limit: 3, before: cursor)
                 if page.isEmpty { break }
                 #expect(page.count <= 3)
                 #expect(page.allSatisfy { e in cursor.map { e.id < $0 } ?? true })
@@ -133,7 +133,7 @@ struct AuditTests {
             }
             #expect(pages == 3)
             #expect(paged == all)
-            #expect(try h.ledger.auditEvents(limit: 2, before: all[1].id) == Array(all[2...3]))
+            #expect(try await h.ledger.auditEvents(limit: 2, before: all[1].id) == Array(all[2...3]))
         }
     }
 }

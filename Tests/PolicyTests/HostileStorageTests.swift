@@ -263,7 +263,7 @@ struct HostileStorageTests {
         }
         let ledger = try SQLiteLedger(path: path)
         #expect(ledger.schemaVersion == SchemaMigrations.steps.count && ledger.schemaVersion == 6)
-        let old = try #require(try ledger.auditEvents(limit: 10, before: nil).first)
+        let old = try #require(try await ledger.auditEvents(limit: 10, before: nil).first)
         #expect(old.action == "ban" && old.intentID == nil)
         try ledger.recordWriteIntent(WriteIntent(id: "intent-1", tokenPrefix: "abcdefabcdef", bits: "(1,0)", month: "2026-11", successResult: "ok",
                                                  event: AuditEvent(client: "m", action: "promotion.claim", result: "pending")))

@@ -30,7 +30,7 @@ struct PolicyCancellationTests {
             #expect(h.sandbox.counters.calls["update_two_bits", default: 0] == 0)
             #expect(try h.state(d.id).updates == 0)
             // Not even an intent: the write is refused before anything is recorded for it.
-            #expect(try h.ledger.auditEvents(limit: 10, before: nil).isEmpty)
+            #expect(try await h.ledger.auditEvents(limit: 10, before: nil).isEmpty)
         }
     }
 }

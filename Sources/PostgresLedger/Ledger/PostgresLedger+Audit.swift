@@ -1,3 +1,4 @@
+import FoundationEssentials
 public import Ledger
 
 extension PostgresLedger {
@@ -13,10 +14,19 @@ extension PostgresLedger {
         return rows.first?.int64("id") ?? 0
     }
 
-    public func auditEvents(limit: Int, before: Int64?) async throws(StorageError) -> [AuditEvent] {
+    public func auditEvents(limit: Int, before: Int64?, filter: AuditFilter) async throws(StorageError) -> [AuditEvent] {
+        let parameters: [PostgresValue] = [
+            .integer(before ?? Int64.max), .int(max(1, min(limit, 1000))), .optional(filter.action), .optional(filter.client), .optional(filter.result),
+            filter.since.map { .ms($0) } ?? .null, filter.until.map { .ms($0) } ?? .null, .optional(filter.installID), .optional(filter.tokenPrefix),
+        ]
+        // One statement for every filter (a NULL parameter matches all), so it is prepared once per connection.
         let rows = try await run { db throws(PostgresError) in
-            try db.query("SELECT * FROM audit_events WHERE id < $1 ORDER BY id DESC LIMIT $2",
-                         [.integer(before ?? Int64.max), .int(max(1, min(limit, 1000)))])
+            try db.query("""
+                SELECT * FROM audit_events WHERE id < $1 AND ($3::text IS NULL OR action = $3) AND ($4::text IS NULL OR client = $4)
+                  AND ($5::text IS NULL OR result = $5) AND ($6::bigint IS NULL OR at_ms >= $6) AND ($7::bigint IS NULL OR at_ms < $7)
+                  AND ($8::text IS NULL OR subject = $8) AND ($9::text IS NULL OR token_prefix = $9)
+                ORDER BY id DESC LIMIT $2
+                """, parameters)
         }
         return rows.map(Self.event)
     }

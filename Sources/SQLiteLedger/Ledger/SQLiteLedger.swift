@@ -98,10 +98,23 @@ public final class SQLiteLedger: Ledger {
                    intentID: r.string("intent_id"))
     }
 
+    /// Every event, newest first (synchronously, for tools and tests holding a `SQLiteLedger`).
     public func auditEvents(limit: Int, before: Int64?) throws(StorageError) -> [AuditEvent] {
+        try auditEvents(limit: limit, before: before, filter: AuditFilter())
+    }
+
+    public func auditEvents(limit: Int, before: Int64?, filter: AuditFilter) throws(StorageError) -> [AuditEvent] {
+        func text(_ s: String?) -> SQLiteValue { s.map { .text($0) } ?? .null }
+        func ms(_ d: Date?) -> SQLiteValue { d.map { .integer(Self.ms($0)) } ?? .null }
+        // One statement for every filter (a nil parameter matches all), so it is prepared once.
         let rows = try run { () throws(SQLiteError) in
-            try db.query("SELECT * FROM audit_events WHERE id < ? ORDER BY id DESC LIMIT ?",
-                         [.integer(before ?? Int64.max), .int(max(1, min(limit, 1000)))])
+            try db.query("""
+                SELECT * FROM audit_events WHERE id < ?1 AND (?3 IS NULL OR action = ?3) AND (?4 IS NULL OR client = ?4)
+                  AND (?5 IS NULL OR result = ?5) AND (?6 IS NULL OR at_ms >= ?6) AND (?7 IS NULL OR at_ms < ?7)
+                  AND (?8 IS NULL OR subject = ?8) AND (?9 IS NULL OR token_prefix = ?9)
+                ORDER BY id DESC LIMIT ?2
+                """, [.integer(before ?? Int64.max), .int(max(1, min(limit, 1000))), text(filter.action), text(filter.client),
+                      text(filter.result), ms(filter.since), ms(filter.until), text(filter.installID), text(filter.tokenPrefix)])
         }
         return rows.map(Self.event)
     }

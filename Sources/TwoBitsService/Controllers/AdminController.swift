@@ -20,12 +20,20 @@ struct AdminController: Sendable {
 
     private func order(_ request: APIRequest, ban: Bool) async throws(APIError) -> ServerResponse {
         let body = try request.jsonBody()
-        try body.allowOnly(["device_token", "install_id", "reason"])
+        try body.allowOnly(["device_token", "install_id", "reason", "confirm"])
         let reason = try body.reason(required: ban)
         let hasToken = body.fields["device_token"] != nil
         let installID = try body.installID()
         guard hasToken != (installID != nil) else { throw .badRequest("give exactly one of device_token or install_id") }
         let token = hasToken ? try body.deviceToken() : nil
+        // The console's typed confirmation, checked here so that no client can skip it: the last 6 characters
+        // of the token's digest prefix (what `devices/state` shows) or of the install id. Checked before anything is written.
+        if let confirm = try body.optionalString("confirm") {
+            let expected = String((token?.shortDigest ?? installID ?? "").suffix(6))
+            guard confirm == expected else {
+                throw APIError(400, "confirmation_mismatch", "confirm must be the last 6 characters of the device's token_sha256_prefix (or of the install id); nothing was written")
+            }
+        }
         struct Answer: Encodable { let banned: Bool; let applied: Bool; let install_id: String? }
         do throws(PolicyError) {
             if hasToken {
@@ -71,8 +79,9 @@ struct AdminController: Sendable {
             guard let value = Int64(text), value > 0 else { throw .badRequest("before must be an event id (a positive whole number)") }
             before = value
         }
+        let filter = try Self.auditFilter(request)
         let events: [AuditEvent]
-        do { events = try await ledger.auditEvents(limit: limit, before: before) } catch { throw APIError.storageUnavailable(error) }
+        do { events = try await ledger.auditEvents(limit: limit, before: before, filter: filter) } catch { throw APIError.storageUnavailable(error) }
         struct Item: Encodable {
             let id: Int64; let at: String; let client: String; let action: String; let subject: String?
             let bits_before: String?; let bits_after: String?; let result: String; let reason: String?
@@ -85,6 +94,34 @@ struct AdminController: Sendable {
                  intent_id: $0.intentID)
         }
         return .json(200, Page(events: items, next_before: events.count == limit ? events.last?.id : nil))
+    }
+
+    /// The audit filters of the query string; each absent one matches all.
+    static func auditFilter(_ request: APIRequest) throws(APIError) -> AuditFilter {
+        let query = request.http.query
+        func text(_ name: String, max: Int = 128) throws(APIError) -> String? {
+            guard let value = query[name] else { return nil }
+            guard (1...max).contains(value.utf8.count), !value.unicodeScalars.contains(where: RequestBody.isControl) else {
+                throw .badRequest("\(name) must be 1-\(max) characters without control characters")
+            }
+            return value
+        }
+        func time(_ name: String) throws(APIError) -> Date? {
+            guard let value = query[name] else { return nil }
+            let plain = Date.ISO8601FormatStyle(), fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+            guard let date = (try? plain.parse(value)) ?? (try? fractional.parse(value)) else {
+                throw .badRequest("\(name) must be an RFC 3339 time such as 2026-11-24T00:00:00Z")
+            }
+            return date
+        }
+        let installID = try text("install_id")
+        if let installID, !RequestBody.isInstallID(installID) { throw .badRequest("install_id must be 1-128 characters of A-Z a-z 0-9 . _ -") }
+        let tokenPrefix = try text("token_prefix", max: 64)
+        if let tokenPrefix, !tokenPrefix.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) {
+            throw .badRequest("token_prefix must be lowercase hex (the token_sha256_prefix of devices/state)")
+        }
+        return AuditFilter(action: try text("action"), client: try text("client"), result: try text("result"), since: try time("since"),
+                           until: try time("until"), installID: installID, tokenPrefix: tokenPrefix)
     }
 
     static func iso(_ date: Date) -> String {

@@ -1,0 +1,70 @@
+"""Admin orders with the console's typed confirmation, and the audit trail's filters, over real HTTP."""
+import pytest
+
+from conftest import http
+
+
+@pytest.fixture(scope="module")
+def deployment(twobits_module_factory):
+    return twobits_module_factory()
+
+
+def state(deployment, token):
+    answer = deployment.post("/v1/admin/devices/state", {"device_token": token}, client="ops")
+    assert answer.status == 200, answer
+    return answer.json
+
+
+def audit(deployment, query=""):
+    answer = deployment.get("/v1/admin/audit?limit=500" + query, client="ops")
+    assert answer.status == 200, answer
+    return answer.json["events"]
+
+
+def test_a_wrong_confirmation_writes_nothing_and_the_right_one_bans(deployment):
+    device = deployment.new_device()
+    token = deployment.mint(device)
+    prefix = state(deployment, token)["token_sha256_prefix"]
+    before = len(audit(deployment))
+    wrong = deployment.post("/v1/admin/bans", {"device_token": token, "reason": "fraud", "confirm": "zzzzzz"}, client="ops")
+    assert wrong.status == 400 and wrong.error_code == "confirmation_mismatch", wrong
+    assert deployment.device(device)["bit1"] is False, "nothing written to Apple"
+    assert len(audit(deployment)) == before, "nothing audited"
+    right = deployment.post("/v1/admin/bans", {"device_token": token, "reason": "fraud", "confirm": prefix[-6:]}, client="ops")
+    assert right.status == 200 and right.json["banned"] is True, right
+    assert deployment.device(device)["bit1"] is True
+
+
+def test_an_install_order_is_confirmed_by_the_install_id(deployment):
+    wrong = deployment.post("/v1/admin/bans", {"install_id": "install-confirm-1", "reason": "x", "confirm": "nope!!"}, client="ops")
+    assert wrong.status == 400 and wrong.error_code == "confirmation_mismatch"
+    assert all(p["install_id"] != "install-confirm-1" for p in deployment.get("/v1/admin/bans/pending", client="ops").json["pending"])
+    right = deployment.post("/v1/admin/bans", {"install_id": "install-confirm-1", "reason": "x", "confirm": "firm-1"}, client="ops")
+    assert right.status == 202, right
+
+
+def test_audit_filters_narrow_to_one_device_one_install_one_action_and_a_time_range(deployment):
+    token = deployment.mint(deployment.new_device())
+    prefix = state(deployment, token)["token_sha256_prefix"]
+    assert deployment.post("/v1/admin/bans", {"device_token": token, "reason": "filtered"}, client="ops").status == 200
+    assert deployment.post("/v1/admin/unbans", {"device_token": token}, client="ops").status == 200
+    assert deployment.post("/v1/admin/bans", {"install_id": "install-filtered", "reason": "later"}, client="ops").status == 202
+    everything = audit(deployment)
+    assert len({e.get("token_sha256_prefix") for e in everything}) > 1, "the control: other devices are in the trail"
+
+    device_events = audit(deployment, "&token_prefix=" + prefix)
+    assert [e["action"] for e in device_events] == ["unban", "ban"]
+    assert all(e["token_sha256_prefix"] == prefix for e in device_events)
+    assert [e["subject"] for e in audit(deployment, "&install_id=install-filtered")] == ["install-filtered"]
+    assert {e["action"] for e in audit(deployment, "&action=unban")} == {"unban"}
+    assert {e["client"] for e in audit(deployment, "&client=ops")} == {"ops"}
+    assert audit(deployment, "&since=2999-01-01T00:00:00Z") == []
+    assert len(audit(deployment, "&until=2999-01-01T00:00:00Z")) == len(audit(deployment))
+    combined = audit(deployment, f"&token_prefix={prefix}&action=ban")
+    assert [e["action"] for e in combined] == ["ban"]
+
+
+@pytest.mark.parametrize("query", ["since=yesterday", "until=2026-13-01T00:00:00Z", "token_prefix=XYZ", "install_id=bad%20id", "action="])
+def test_bad_filters_are_refused_clearly(deployment, query):
+    answer = deployment.get("/v1/admin/audit?" + query, client="ops")
+    assert answer.status == 400 and answer.error_code == "bad_request", answer
