@@ -68,3 +68,18 @@ def test_audit_filters_narrow_to_one_device_one_install_one_action_and_a_time_ra
 def test_bad_filters_are_refused_clearly(deployment, query):
     answer = deployment.get("/v1/admin/audit?" + query, client="ops")
     assert answer.status == 400 and answer.error_code == "bad_request", answer
+
+
+def test_a_pending_order_is_cancelled_once_and_audited(deployment):
+    assert deployment.post("/v1/admin/bans", {"install_id": "install-withdrawn", "reason": "mistake"}, client="ops").status == 202
+    cancelled = deployment.request("DELETE", "/v1/admin/bans/pending/install-withdrawn", client="ops")
+    assert cancelled.status == 200 and cancelled.json == {"cancelled": True, "install_id": "install-withdrawn"}, cancelled
+    assert all(p["install_id"] != "install-withdrawn" for p in deployment.get("/v1/admin/bans/pending", client="ops").json["pending"])
+    again = deployment.request("DELETE", "/v1/admin/bans/pending/install-withdrawn", client="ops")
+    assert again.status == 404 and again.error_code == "not_found"
+    events = audit(deployment, "&install_id=install-withdrawn")
+    assert [e["action"] for e in events] == ["pending.cancel", "ban.pending"]
+    # An install arriving after the withdrawal is not banned.
+    answer = deployment.exchange(deployment.mint(deployment.new_device()), install_id="install-withdrawn")
+    assert answer.status == 201, answer
+    assert deployment.request("DELETE", "/v1/admin/bans/pending/install-withdrawn", client="main").status == 403

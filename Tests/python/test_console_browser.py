@@ -190,7 +190,7 @@ def test_ban_audit_overview_unban(deployment, browser):
 
 
 def test_pending_order_by_install_id_is_cancellable(deployment, browser):
-    if not has_console_api(deployment):
+    if deployment.request("DELETE", "/v1/admin/bans/pending/install-none", client="ops").status == 405:
         pytest.skip("the server has no console admin API yet (cancel pending)")
     go(browser, "device")
     Select(browser.find_element(By.ID, "lookup-kind")).select_by_value("install_id")

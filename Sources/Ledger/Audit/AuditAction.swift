@@ -8,6 +8,8 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case unbanPending = "unban.pending"
     case banApplied = "ban.applied"
     case unbanApplied = "unban.applied"
+    /// A pending ban or unban by install id withdrawn by an admin before it was applied.
+    case pendingCancelled = "pending.cancel"
     case debugSecretCreate = "debug_secret.create"
     case debugSecretDelete = "debug_secret.delete"
     case keysGenerate = "keys.generate"

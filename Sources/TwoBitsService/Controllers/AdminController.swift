@@ -15,6 +15,7 @@ struct AdminController: Sendable {
         routes.add("POST", "/v1/admin/unbans", .role(.admin)) { request throws(APIError) in try await order(request, ban: false) }
         routes.add("POST", "/v1/admin/devices/state", .role(.admin)) { request throws(APIError) in try await state(request) }
         routes.add("GET", "/v1/admin/bans/pending", .role(.admin)) { _ throws(APIError) in try await pending() }
+        routes.add("DELETE", "/v1/admin/bans/pending/{install_id}", .role(.admin)) { request throws(APIError) in try await cancelPending(request) }
         routes.add("GET", "/v1/admin/audit", .role(.admin)) { request throws(APIError) in try await audit(request) }
     }
 
@@ -66,6 +67,22 @@ struct AdminController: Sendable {
         struct Item: Encodable { let install_id: String; let action: String; let reason: String?; let client: String; let created_at: String }
         let items = actions.map { Item(install_id: $0.installID, action: $0.kind.rawValue, reason: $0.reason, client: $0.client, created_at: Self.iso($0.createdAt)) }
         return .json(200, ["pending": items])
+    }
+
+    /// Withdraws a pending order by install id (audited); 404 when there is none.
+    private func cancelPending(_ request: APIRequest) async throws(APIError) -> ServerResponse {
+        let installID = request.http.parameters["install_id"] ?? ""
+        guard RequestBody.isInstallID(installID) else { throw .badRequest("install_id must be 1-128 characters of A-Z a-z 0-9 . _ -") }
+        let found: PendingDeviceAction?
+        do { found = try await ledger.pendingAction(installID: installID) } catch { throw .storageUnavailable(error) }
+        guard let order = found else { throw APIError(404, "not_found", "no pending order for install id \(installID)") }
+        do {
+            try await ledger.removePendingAction(installID: installID)
+            try await ledger.record(AuditEvent(client: request.clientName, action: .pendingCancelled, subject: installID, result: "ok",
+                                               reason: "\(order.kind.rawValue) ordered by \(order.client) withdrawn"))
+        } catch { throw .storageUnavailable(error) }
+        struct Answer: Encodable { let cancelled: Bool; let install_id: String }
+        return .json(200, Answer(cancelled: true, install_id: installID))
     }
 
     private func audit(_ request: APIRequest) async throws(APIError) -> ServerResponse {
