@@ -29,6 +29,8 @@ public protocol Ledger: Sendable {
     // Audit trail
     @discardableResult
     func record(_ event: AuditEvent) async throws(StorageError) -> Int64
+    /// One event by its id; nil when there is none.
+    func auditEvent(id: Int64) async throws(StorageError) -> AuditEvent?
     /// Newest first; `before` is an event id cursor; only events matching `filter`.
     func auditEvents(limit: Int, before: Int64?, filter: AuditFilter) async throws(StorageError) -> [AuditEvent]
 

@@ -91,6 +91,7 @@ public final class TwoBitsService: Sendable {
         PromotionController(policy: policy, claims: ClaimService(policy: policy, ledger: ledger, events: events)).register(in: &table)
         InstallController(policy: policy, metrics: metrics).register(in: &table)
         AdminController(policy: policy, ledger: ledger, metrics: metrics).register(in: &table)
+        AuditController(ledger: ledger).register(in: &table)
         FallbackTokenController(exchange: tokenExchange, debugSecrets: debugSecrets).register(in: &table)
         ConsoleController().register(in: &table)
         self.routes = table

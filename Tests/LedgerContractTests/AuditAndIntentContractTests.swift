@@ -59,6 +59,9 @@ struct AuditAndIntentContractTests {
                 try await ledger.auditEvents(limit: limit, before: nil, filter: filter).map(\.action)
             }
             #expect(try await actions(AuditFilter()) == ["unban", "install.register", "ban.pending", "ban"])
+            let newest = try #require(try await ledger.auditEvents(limit: 1, before: nil).first)
+            #expect(try await ledger.auditEvent(id: newest.id) == newest)
+            #expect(try await ledger.auditEvent(id: newest.id + 100) == nil)
             #expect(try await actions(AuditFilter(tokenPrefix: "aaaa11112222")) == ["unban", "ban"])
             #expect(try await actions(AuditFilter(installID: "install-1")) == ["install.register", "ban.pending"])
             #expect(try await actions(AuditFilter(client: "main")) == ["install.register"])

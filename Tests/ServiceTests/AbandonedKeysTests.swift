@@ -24,6 +24,7 @@ final class FailingAbandonLedger: Ledger, Sendable {
     func unknownWriteIntents(tokenPrefix: String, limit: Int) async throws(StorageError) -> [WriteIntent] { try await base.unknownWriteIntents(tokenPrefix: tokenPrefix, limit: limit) }
     func markInterruptedWriteIntents(reason: String) async throws(StorageError) -> Int { try await base.markInterruptedWriteIntents(reason: reason) }
     func record(_ event: AuditEvent) async throws(StorageError) -> Int64 { try await base.record(event) }
+    func auditEvent(id: Int64) async throws(StorageError) -> AuditEvent? { try await base.auditEvent(id: id) }
     func auditEvents(limit: Int, before: Int64?, filter: AuditFilter) async throws(StorageError) -> [AuditEvent] { try await base.auditEvents(limit: limit, before: before, filter: filter) }
     func beginIdempotent(client: String, key: String, requestHash: String, owner: String, now: Date) async throws(StorageError) -> IdempotencyBegin {
         try await base.beginIdempotent(client: client, key: key, requestHash: requestHash, owner: owner, now: now)

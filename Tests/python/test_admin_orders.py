@@ -83,3 +83,27 @@ def test_a_pending_order_is_cancelled_once_and_audited(deployment):
     answer = deployment.exchange(deployment.mint(deployment.new_device()), install_id="install-withdrawn")
     assert answer.status == 201, answer
     assert deployment.request("DELETE", "/v1/admin/bans/pending/install-withdrawn", client="main").status == 403
+
+
+def test_one_event_opens_whole_and_an_unknown_one_is_404(deployment):
+    newest = audit(deployment)[0]
+    one = deployment.get(f"/v1/admin/audit/{newest['id']}", client="ops")
+    assert one.status == 200 and one.json == newest, one
+    assert deployment.get("/v1/admin/audit/999999999", client="ops").error_code == "not_found"
+    assert deployment.get("/v1/admin/audit/zero", client="ops").status == 400
+
+
+def test_the_csv_export_follows_the_filter_and_defuses_formulas(deployment):
+    import csv
+    import io
+    hostile = "=HYPERLINK(\"http://evil\",\"x\"), then a comma"
+    assert deployment.post("/v1/admin/bans", {"install_id": "install-csv", "reason": hostile}, client="ops").status == 202
+    exported = deployment.get("/v1/admin/audit.csv?install_id=install-csv", client="ops")
+    assert exported.status == 200, exported
+    assert exported.headers["Content-Type"] == "text/csv; charset=utf-8"
+    assert 'attachment; filename="twobits-audit.csv"' == exported.headers["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(exported.raw.decode(), newline="")))
+    assert [row["subject"] for row in rows] == ["install-csv"]
+    assert rows[0]["reason"] == "'" + hostile, "a formula is defused and the quotes and comma survive"
+    everything = deployment.get("/v1/admin/audit.csv", client="ops")
+    assert len(list(csv.reader(io.StringIO(everything.raw.decode(), newline="")))) - 1 == len(audit(deployment))

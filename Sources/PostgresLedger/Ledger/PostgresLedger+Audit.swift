@@ -14,6 +14,10 @@ extension PostgresLedger {
         return rows.first?.int64("id") ?? 0
     }
 
+    public func auditEvent(id: Int64) async throws(StorageError) -> AuditEvent? {
+        try await run { db throws(PostgresError) in try db.query("SELECT * FROM audit_events WHERE id = $1", [.integer(id)]) }.first.map(Self.event)
+    }
+
     public func auditEvents(limit: Int, before: Int64?, filter: AuditFilter) async throws(StorageError) -> [AuditEvent] {
         let parameters: [PostgresValue] = [
             .integer(before ?? Int64.max), .int(max(1, min(limit, 1000))), .optional(filter.action), .optional(filter.client), .optional(filter.result),

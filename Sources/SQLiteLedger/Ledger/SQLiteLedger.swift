@@ -98,6 +98,10 @@ public final class SQLiteLedger: Ledger {
                    intentID: r.string("intent_id"))
     }
 
+    public func auditEvent(id: Int64) throws(StorageError) -> AuditEvent? {
+        try run { () throws(SQLiteError) in try db.query("SELECT * FROM audit_events WHERE id = ?", [.integer(id)]) }.first.map(Self.event)
+    }
+
     /// Every event, newest first (synchronously, for tools and tests holding a `SQLiteLedger`).
     public func auditEvents(limit: Int, before: Int64?) throws(StorageError) -> [AuditEvent] {
         try auditEvents(limit: limit, before: before, filter: AuditFilter())

@@ -4,7 +4,7 @@ import HTTPServer
 import Policy
 import Ledger
 
-/// Bans, unbans, device state, pending orders and the audit trail (role `admin`).
+/// Bans, unbans, device state and pending orders (role `admin`); the audit trail is `AuditController`.
 struct AdminController: Sendable {
     let policy: BitPolicy
     let ledger: any Ledger
@@ -16,7 +16,6 @@ struct AdminController: Sendable {
         routes.add("POST", "/v1/admin/devices/state", .role(.admin)) { request throws(APIError) in try await state(request) }
         routes.add("GET", "/v1/admin/bans/pending", .role(.admin)) { _ throws(APIError) in try await pending() }
         routes.add("DELETE", "/v1/admin/bans/pending/{install_id}", .role(.admin)) { request throws(APIError) in try await cancelPending(request) }
-        routes.add("GET", "/v1/admin/audit", .role(.admin)) { request throws(APIError) in try await audit(request) }
     }
 
     private func order(_ request: APIRequest, ban: Bool) async throws(APIError) -> ServerResponse {
@@ -83,62 +82,6 @@ struct AdminController: Sendable {
         } catch { throw .storageUnavailable(error) }
         struct Answer: Encodable { let cancelled: Bool; let install_id: String }
         return .json(200, Answer(cancelled: true, install_id: installID))
-    }
-
-    private func audit(_ request: APIRequest) async throws(APIError) -> ServerResponse {
-        var limit = 50
-        if let text = request.http.query["limit"] {
-            guard let value = Int(text), (1...500).contains(value) else { throw .badRequest("limit must be 1-500") }
-            limit = value
-        }
-        var before: Int64?
-        if let text = request.http.query["before"] {
-            guard let value = Int64(text), value > 0 else { throw .badRequest("before must be an event id (a positive whole number)") }
-            before = value
-        }
-        let filter = try Self.auditFilter(request)
-        let events: [AuditEvent]
-        do { events = try await ledger.auditEvents(limit: limit, before: before, filter: filter) } catch { throw APIError.storageUnavailable(error) }
-        struct Item: Encodable {
-            let id: Int64; let at: String; let client: String; let action: String; let subject: String?
-            let bits_before: String?; let bits_after: String?; let result: String; let reason: String?
-            let transaction_id: String?; let token_sha256_prefix: String?; let intent_id: String?
-        }
-        struct Page: Encodable { let events: [Item]; let next_before: Int64? }
-        let items = events.map {
-            Item(id: $0.id, at: Self.iso($0.at), client: $0.client, action: $0.action, subject: $0.subject, bits_before: $0.bitsBefore,
-                 bits_after: $0.bitsAfter, result: $0.result, reason: $0.reason, transaction_id: $0.transactionID, token_sha256_prefix: $0.tokenPrefix,
-                 intent_id: $0.intentID)
-        }
-        return .json(200, Page(events: items, next_before: events.count == limit ? events.last?.id : nil))
-    }
-
-    /// The audit filters of the query string; each absent one matches all.
-    static func auditFilter(_ request: APIRequest) throws(APIError) -> AuditFilter {
-        let query = request.http.query
-        func text(_ name: String, max: Int = 128) throws(APIError) -> String? {
-            guard let value = query[name] else { return nil }
-            guard (1...max).contains(value.utf8.count), !value.unicodeScalars.contains(where: RequestBody.isControl) else {
-                throw .badRequest("\(name) must be 1-\(max) characters without control characters")
-            }
-            return value
-        }
-        func time(_ name: String) throws(APIError) -> Date? {
-            guard let value = query[name] else { return nil }
-            let plain = Date.ISO8601FormatStyle(), fractional = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
-            guard let date = (try? plain.parse(value)) ?? (try? fractional.parse(value)) else {
-                throw .badRequest("\(name) must be an RFC 3339 time such as 2026-11-24T00:00:00Z")
-            }
-            return date
-        }
-        let installID = try text("install_id")
-        if let installID, !RequestBody.isInstallID(installID) { throw .badRequest("install_id must be 1-128 characters of A-Z a-z 0-9 . _ -") }
-        let tokenPrefix = try text("token_prefix", max: 64)
-        if let tokenPrefix, !tokenPrefix.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) {
-            throw .badRequest("token_prefix must be lowercase hex (the token_sha256_prefix of devices/state)")
-        }
-        return AuditFilter(action: try text("action"), client: try text("client"), result: try text("result"), since: try time("since"),
-                           until: try time("until"), installID: installID, tokenPrefix: tokenPrefix)
     }
 
     static func iso(_ date: Date) -> String {
