@@ -121,8 +121,9 @@ public final class TwoBitsService: Sendable {
                 metrics.increment(.httpReceiveTimeouts, by: Double(closed))
             },
             handler: { request in await pipeline.handle(request) })
-        let server = self.server
-        gauges.add {
+        // Weak: the server's handler reaches these gauges (pipeline → routes → health), so a strong capture is a cycle.
+        gauges.add { [weak server = self.server] in
+            guard let server else { return }
             metrics.set(.httpRequestsInFlight, to: Double(server.requestsInFlight))
             metrics.set(.httpMaxConnections, to: Double(server.limits.maxConnections))
         }
