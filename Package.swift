@@ -63,7 +63,7 @@ let package = Package(
         // The admin console's HTML, CSS and JavaScript are embedded at build time (`embedInCode`): the binary
         // reads no file beside it, and the assets stay editable as plain files.
         .target(name: "TwoBitsService", dependencies: [
-            "UseCases", "DeviceCheck", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "Locking",
+            "UseCases", "DeviceCheck", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "Locking", "AppAttest",
         ], resources: [
             .embedInCode("Console/Assets/index.html"), .embedInCode("Console/Assets/console.js"), .embedInCode("Console/Assets/console.css"),
         ], swiftSettings: layered),

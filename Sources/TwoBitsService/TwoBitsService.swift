@@ -78,6 +78,11 @@ public final class TwoBitsService: Sendable {
         }
         self.tokenExchange = tokenExchange
         self.debugSecrets = debugSecrets
+        // The strong tier signs with the fallback tier's keys: one JWKS, tokens that name their tier.
+        var appAttest: AppAttestExchange?
+        if let settings = configuration.appAttest, let keys = tokenExchange?.keys {
+            appAttest = AppAttestExchange(settings: settings, tokens: configuration.tokens, policy: policy, ledger: ledger, keys: keys, events: events)
+        }
 
         var table = RouteTable()
         let readinessCheck = ReadinessCheck(ledger: ledger, developerTokens: developerTokens, keys: tokenExchange?.keys, logger: logger)
@@ -93,6 +98,7 @@ public final class TwoBitsService: Sendable {
         AdminController(policy: policy, ledger: ledger, metrics: metrics).register(in: &table)
         AuditController(ledger: ledger).register(in: &table)
         FallbackTokenController(exchange: tokenExchange, debugSecrets: debugSecrets).register(in: &table)
+        AppAttestController(exchange: appAttest).register(in: &table)
         ConsoleController().register(in: &table)
         self.routes = table
 

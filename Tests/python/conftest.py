@@ -231,10 +231,13 @@ class Deployment:
         return self
 
     def start_sandbox(self):
-        process = self._spawn("sandbox", [
-            "sandbox", "--team-id", TEAM_ID, "--key-id", KEY_ID, "--key-file", str(self.apple_key),
-            "--listen", f"127.0.0.1:{self.sandbox_port}", "--environment", self.environment,
-        ])
+        args = ["sandbox", "--team-id", TEAM_ID, "--key-id", KEY_ID, "--key-file", str(self.apple_key),
+                "--listen", f"127.0.0.1:{self.sandbox_port}", "--environment", self.environment]
+        # The App Attest root the server trusts is the one this sandbox generates (docs/app-attest.md).
+        root = (self.config.get("app_attest") or {}).get("root_ca_file")
+        if root:
+            args += ["--app-attest-root", str(self.dir / root)]
+        process = self._spawn("sandbox", args)
         wait_until(lambda: http("GET", self.sandbox_url + "/sandbox/v1/healthz", timeout=2).status == 200,
                    15, "twobits sandbox", process, self.logs["sandbox"])
 

@@ -16,6 +16,8 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case keysRotate = "keys.rotate"
     case keysPrune = "keys.prune"
     case keysActivated = "keys.activated"
+    /// An App Attest key revoked by an admin: its further assertions are refused.
+    case appAttestRevoke = "app_attest.revoke"
 
     /// A ban or unban ordered by install id, recorded when ordered.
     public static func pending(_ kind: PendingDeviceAction.Kind) -> AuditAction {

@@ -63,6 +63,12 @@ struct ConfigReader {
         return number
     }
 
+    mutating func bool(_ name: String, default value: Bool) throws(ConfigurationError) -> Bool {
+        guard let v = raw(name) else { return value }
+        guard case .bool(let b) = v else { throw ConfigurationError(field(name), "must be true or false") }
+        return b
+    }
+
     mutating func object(_ name: String) throws(ConfigurationError) -> ConfigReader? {
         guard let v = raw(name) else { return nil }
         return try ConfigReader(path: field(name), value: v)

@@ -35,6 +35,11 @@ extension ServiceConfiguration {
                 message: "the configuration file is writable by every user of this machine (mode \(String(mode, radix: 8))), who could add a client or redirect Apple calls; fix with: chmod o-w \(file)",
                 path: file))
         }
+        if let appAttest, let root = appAttest.rootOverride, appAttest.environment == .production {
+            warnings.append(Warning(
+                message: "App Attest trusts the root in app_attest.root_ca_file instead of Apple's App Attestation Root CA while app_attest.environment is production; remove root_ca_file unless this is a test",
+                path: root))
+        }
         return warnings
     }
 

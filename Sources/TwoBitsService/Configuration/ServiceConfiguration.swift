@@ -67,6 +67,8 @@ public struct ServiceConfiguration: Sendable {
     public var server: Server
     public var policy: PolicySettings
     public var tokens: TokenSettings
+    /// The strong tier (`app_attest`); nil when the section is absent (its routes answer 409 not_enabled).
+    public var appAttest: AppAttestSettings? = nil
     /// The file this configuration was read from (nil when parsed from memory), for the start-up checks.
     public var file: String?
 
@@ -182,10 +184,11 @@ public struct ServiceConfiguration: Sendable {
 
         let policy = try PolicySettings.parse(&reader)
         let tokens = try TokenSettings.parse(&reader, baseDirectory: baseDirectory)
+        let appAttest = try AppAttestSettings.parse(&reader, apple: apple, tokens: tokens, baseDirectory: baseDirectory)
         try reader.rejectUnknownFields()
 
         return ServiceConfiguration(listenHost: host, listenPort: port, database: database, databasePool: databasePool, apple: apple, clients: clients,
-                                    server: server, policy: policy, tokens: tokens, file: nil)
+                                    server: server, policy: policy, tokens: tokens, appAttest: appAttest, file: nil)
     }
 
     static func parseListen(_ text: String) throws(ConfigurationError) -> (String, UInt16) {

@@ -63,6 +63,9 @@ extension MetricFamily {
                                                     labels: ["result"])
     public static let fallbackConsumes = MetricFamily("twobits_fallback_consumes_total", .counter, "Consumes of limited-use tokens",
                                                labels: ["result"])
+    // App Attest
+    public static let appAttestRefusals = MetricFamily("twobits_app_attest_refusals_total", .counter,
+                                                "App Attest challenges, attestations and assertions refused, by reason", labels: ["reason"])
 
     // Ledger
     public static let ledgerCallSeconds = MetricFamily("twobits_ledger_call_seconds", .histogram,
@@ -80,5 +83,6 @@ extension MetricFamily {
         httpRequests, httpReceiveTimeouts, rateLimited, appleCalls, appleCallSeconds, promotionClaims, installs, automaticBans,
         manualBans, pendingBansApplied, fallbackTokensIssued, fallbackExchangesRefused, fallbackVerifications, fallbackConsumes,
         httpRequestSeconds, httpRequestsInFlight, httpMaxConnections, readinessCheck, signingKeyAge, ledgerCallSeconds,
+        appAttestRefusals,
     ]
 }

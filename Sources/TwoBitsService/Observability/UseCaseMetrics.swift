@@ -36,6 +36,21 @@ struct UseCaseMetrics: UseCaseEvents {
         registry.increment(.fallbackExchangesRefused, reason)
     }
 
+    func appAttestRefused(_ error: AppAttestExchangeError) {
+        let reason: String
+        switch error {
+        case .appAttest(.storage): reason = "storage_unavailable"
+        case .appAttest(let refusal): reason = refusal.code
+        case .deviceTokenRequired: reason = "device_token_required"
+        case .refused(.deviceBanned): reason = "banned"
+        case .refused(.apple(.invalidDeviceToken)): reason = "invalid_device_token"
+        case .refused(let policy):
+            let answer = APIError(policy)
+            reason = answer.status == 503 ? "apple_unavailable" : answer.code
+        }
+        registry.increment(.appAttestRefusals, reason)
+    }
+
     func tokenIssued(tier: Tier, limitedUse: Bool) {
         registry.increment(.fallbackTokensIssued, tier.rawValue, String(limitedUse))
     }

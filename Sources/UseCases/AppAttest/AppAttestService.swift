@@ -37,6 +37,12 @@ public struct AppAttestService: Sendable {
     /// Verifies the attestation of `keyID` (base64, as `generateKey` returned it) made with
     /// clientDataHash = SHA-256 of the challenge's bytes, then stores the key.
     public func attest(keyID: String, attestationObject: Data, challenge: String) async throws(AppAttestError) -> AppAttestKeyRecord {
+        try await commit(verifyAttestation(keyID: keyID, attestationObject: attestationObject, challenge: challenge))
+    }
+
+    /// Apple's steps only, writing nothing: a caller with more to check (the device's bans) checks it
+    /// between this and `commit`, so a refusal or an outage there leaves the challenge usable for a retry.
+    public func verifyAttestation(keyID: String, attestationObject: Data, challenge: String) throws(AppAttestError) -> VerifiedKeyAttestation {
         guard let keyBytes = Data(base64Encoded: keyID), keyBytes.count == 32 else { throw .badInput("key_id must be the base64 of 32 bytes, as generateKey returns it") }
         let challengeBytes = try Self.challengeBytes(challenge)
         let now = now()
@@ -45,27 +51,37 @@ public struct AppAttestService: Sendable {
             verified = try attestations.verify(attestationObject: attestationObject, keyID: keyBytes, clientDataHash: SHA256Digest.hash(challengeBytes), at: now)
         } catch { throw .invalid(error.reason, detail: error.detail) }
         try checkCategory(verified.validationCategory?.rawValue)
-        try await consume(challenge, now: now)
         let record = AppAttestKeyRecord(keyID: keyID, publicKey: verified.publicKey, counter: 0, receipt: verified.receipt,
                                         environment: verified.environment.rawValue, appID: verified.appID.description,
                                         validationCategory: verified.validationCategory?.rawValue,
                                         firstSeen: Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded() / 1000))   // as stored: ms
+        return VerifiedKeyAttestation(record: record, challenge: challenge)
+    }
+
+    /// Uses the challenge up, then stores the key (once per key id).
+    public func commit(_ attestation: VerifiedKeyAttestation) async throws(AppAttestError) -> AppAttestKeyRecord {
+        try await consume(attestation.challenge, now: now())
         let stored: Bool
-        do { stored = try await ledger.storeAppAttestKey(record) } catch { throw .storage(error) }
+        do { stored = try await ledger.storeAppAttestKey(attestation.record) } catch { throw .storage(error) }
         guard stored else { throw .keyAlreadyAttested }
-        return record
+        return attestation.record
     }
 
     /// Verifies an assertion by an attested key over `clientData`, which must hold the challenge as its
     /// `"challenge"` member (JSON), and moves the key's counter to the assertion's.
     public func assert(keyID: String, assertion: Data, clientData: Data, challenge: String) async throws(AppAttestError) -> AppAttestKeyRecord {
+        try await commit(verifyAssertion(keyID: keyID, assertion: assertion, clientData: clientData, challenge: challenge))
+    }
+
+    /// Reads the key and runs Apple's steps, writing nothing (see `verifyAttestation`).
+    public func verifyAssertion(keyID: String, assertion: Data, clientData: Data, challenge: String) async throws(AppAttestError) -> VerifiedKeyAssertion {
         _ = try Self.challengeBytes(challenge)
         guard let object = try? JSONValue.parse(clientData).objectValue, object["challenge"]?.stringValue == challenge else {
             throw .badInput("client_data must be a JSON object whose \"challenge\" member is the challenge")
         }
         let found: AppAttestKeyRecord?
         do { found = try await ledger.appAttestKey(id: keyID) } catch { throw .storage(error) }
-        guard var key = found else { throw .keyUnknown }
+        guard let key = found else { throw .keyUnknown }
         guard !key.isRevoked else { throw .keyRevoked }
         guard let appID = AppID(key.appID) else { throw .storage(StorageError("stored app id \(key.appID) is not TEAMID.bundle.id")) }
         let verified: VerifiedAssertion
@@ -75,16 +91,27 @@ public struct AppAttestService: Sendable {
             if error.reason == .counterNotIncreasing { throw .counterNotIncreasing(stored: key.counter) }
             throw .invalid(error.reason, detail: error.detail)
         }
-        try await consume(challenge, now: now())
+        return VerifiedKeyAssertion(key: key, counter: verified.counter, challenge: challenge)
+    }
+
+    /// Uses the challenge up, then moves the counter forward atomically (one of racing replicas wins).
+    public func commit(_ assertion: VerifiedKeyAssertion) async throws(AppAttestError) -> AppAttestKeyRecord {
+        try await consume(assertion.challenge, now: now())
+        var key = assertion.key
         let advance: CounterAdvance
-        do { advance = try await ledger.advanceAppAttestCounter(keyID: keyID, to: verified.counter) } catch { throw .storage(error) }
+        do { advance = try await ledger.advanceAppAttestCounter(keyID: key.keyID, to: assertion.counter) } catch { throw .storage(error) }
         switch advance {
-        case .advanced: key.counter = verified.counter
+        case .advanced: key.counter = assertion.counter
         case .notIncreasing(let stored): throw .counterNotIncreasing(stored: stored)
         case .revoked: throw .keyRevoked
         case .unknownKey: throw .keyUnknown
         }
         return key
+    }
+
+    /// The stored key, for admins.
+    public func key(id: String) async throws(AppAttestError) -> AppAttestKeyRecord? {
+        do { return try await ledger.appAttestKey(id: id) } catch { throw .storage(error) }
     }
 
     /// Revokes a key: its assertions are refused from now on. False when no such key was attested.

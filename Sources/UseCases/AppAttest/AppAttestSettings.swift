@@ -14,9 +14,19 @@ public struct AppAttestSettings: Sendable {
     /// that send none are accepted unless `requireValidationCategory`.
     public var allowedValidationCategories: Set<Int>?
     public var requireValidationCategory: Bool
+    /// Whether attestations and assertions must carry a DeviceCheck token (whose bits are checked for a ban).
+    public var requireDeviceToken: Bool
+    /// How long `appattest` tokens live; limited-use ones live as the fallback tier's do.
+    public var tokenTTLSeconds: Int
+    /// Where the trust anchor came from, for logs and warnings: nil for Apple's compiled-in root.
+    public var rootOverride: String?
 
     public init(apps: [AppID], environment: AppAttestEnvironment, chainVerifier: CertificateChainVerifier = AppleRootCertificates.appAttestationVerifier,
-                challengeLifetime: TimeInterval = 300, allowedValidationCategories: Set<Int>? = nil, requireValidationCategory: Bool = false) {
+                challengeLifetime: TimeInterval = 300, allowedValidationCategories: Set<Int>? = nil, requireValidationCategory: Bool = false,
+                requireDeviceToken: Bool = false, tokenTTLSeconds: Int = 3_600, rootOverride: String? = nil) {
+        self.requireDeviceToken = requireDeviceToken
+        self.tokenTTLSeconds = tokenTTLSeconds
+        self.rootOverride = rootOverride
         self.apps = apps
         self.environment = environment
         self.chainVerifier = chainVerifier

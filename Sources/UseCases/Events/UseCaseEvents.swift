@@ -9,7 +9,9 @@ public protocol UseCaseEvents: Sendable {
     func claim(promotion: String, _ event: ClaimEvent)
     /// A token exchange was refused (not counted: storage failures before the credential was judged).
     func exchangeRefused(_ error: ExchangeError)
-    /// A fallback token was issued.
+    /// An App Attest challenge, attestation or assertion was refused.
+    func appAttestRefused(_ error: AppAttestExchangeError)
+    /// A token was issued (any tier).
     func tokenIssued(tier: Tier, limitedUse: Bool)
     /// A pending ban or unban was applied to a device while it was admitted.
     func pendingActionApplied(_ kind: PendingDeviceAction.Kind)

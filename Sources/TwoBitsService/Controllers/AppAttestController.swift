@@ -1,0 +1,153 @@
+import AppAttest
+import FoundationEssentials
+import HTTPServer
+import Ledger
+import TwoBitsCrypto
+import UseCases
+
+/// The strong tier (docs/app-attest.md): challenges, attestations and assertions (role `tokens`, as the
+/// fallback exchange), and the admin's view and revocation of a key.
+struct AppAttestController: Sendable {
+    /// Nil when the configuration has no `app_attest` section.
+    let exchange: AppAttestExchange?
+
+    private func enabled() throws(APIError) -> AppAttestExchange {
+        guard let exchange else { throw .notEnabled("App Attest is off; add an \"app_attest\" section to the configuration (docs/app-attest.md)") }
+        return exchange
+    }
+
+    func register(in routes: inout RouteTable) {
+        routes.add("POST", "/v1/app-attest/challenges", .role(.tokens)) { _ throws(APIError) in
+            let exchange = try enabled()
+            let challenge: IssuedChallenge
+            do throws(AppAttestExchangeError) { challenge = try await exchange.challenge() } catch { throw APIError(error, step: .challenge) }
+            struct Answer: Encodable { let challenge: String; let expires_in: Int }
+            return .json(201, Answer(challenge: challenge.value, expires_in: max(0, Int(challenge.expiresAt.timeIntervalSinceNow.rounded()))))
+        }
+
+        routes.add("POST", "/v1/app-attest/attestations", .role(.tokens)) { request throws(APIError) in
+            let exchange = try enabled()
+            let body = try request.jsonBody()
+            try body.allowOnly(["key_id", "attestation_object", "challenge", "device_token", "install_id", "limited_use"])
+            let attestation = try Self.bytes(body, "attestation_object")
+            let input = try Self.request(body, keyID: try body.string("key_id"), client: request.clientName)
+            let issue: AppAttestIssue
+            do throws(AppAttestExchangeError) {
+                issue = try await exchange.attest(input, attestationObject: attestation)
+            } catch { throw APIError(error, step: .attestation) }
+            return Self.answer(201, issue)
+        }
+
+        routes.add("POST", "/v1/app-attest/assertions", .role(.tokens)) { request throws(APIError) in
+            let exchange = try enabled()
+            let body = try request.jsonBody()
+            try body.allowOnly(["key_id", "artifact", "assertion", "client_data", "challenge", "device_token", "install_id", "limited_use"])
+            let keyID: String
+            switch (try body.optionalString("key_id"), try body.optionalString("artifact")) {
+            case (let id?, nil): keyID = id
+            case (nil, let artifact?):
+                guard let read = AppAttestArtifact(artifact) else { throw .badRequest("artifact must be one this server issued with an attestation") }
+                keyID = read.keyID
+            default: throw .badRequest("give exactly one of key_id or artifact")
+            }
+            let assertion = try Self.bytes(body, "assertion")
+            let clientData = try Self.bytes(body, "client_data")
+            let input = try Self.request(body, keyID: keyID, client: request.clientName)
+            let issue: AppAttestIssue
+            do throws(AppAttestExchangeError) {
+                issue = try await exchange.assert(input, assertion: assertion, clientData: clientData)
+            } catch { throw APIError(error, step: .assertion) }
+            return Self.answer(200, issue)
+        }
+
+        routes.add("GET", "/v1/admin/app-attest/keys/{key}", .role(.admin)) { request throws(APIError) in
+            let exchange = try enabled()
+            let keyID = try Self.keyID(inPath: request.parameter("key"))
+            let found: AppAttestKeyRecord?
+            do throws(AppAttestError) { found = try await exchange.service.key(id: keyID) } catch { throw APIError(.appAttest(error), step: .assertion) }
+            guard let key = found else { throw APIError(404, "not_found", "no attested key with this id") }
+            return .json(200, KeyView(key))
+        }
+
+        routes.add("POST", "/v1/admin/app-attest/keys/{key}/revoke", .role(.admin)) { request throws(APIError) in
+            let exchange = try enabled()
+            let keyID = try Self.keyID(inPath: request.parameter("key"))
+            let body = try request.jsonBody()
+            try body.allowOnly(["reason"])
+            let reason = try body.reason(required: true) ?? ""
+            let revoked: Bool
+            do throws(AppAttestExchangeError) { revoked = try await exchange.revoke(keyID: keyID, reason: reason, client: request.clientName) } catch {
+                throw APIError(error, step: .assertion)
+            }
+            guard revoked else { throw APIError(404, "not_found", "no attested key with this id") }
+            let found: AppAttestKeyRecord?
+            do throws(AppAttestError) { found = try await exchange.service.key(id: keyID) } catch { throw APIError(.appAttest(error), step: .assertion) }
+            guard let key = found else { throw APIError(404, "not_found", "no attested key with this id") }
+            return .json(200, KeyView(key))
+        }
+    }
+
+    /// The fields both requests share besides the App Attest bytes.
+    private static func request(_ body: RequestBody, keyID: String, client: String) throws(APIError) -> AppAttestRequest {
+        let challenge = try body.string("challenge")
+        let deviceToken = body.fields["device_token"] == nil ? nil : try body.deviceToken()
+        return AppAttestRequest(keyID: keyID, challenge: challenge, deviceToken: deviceToken, installID: try body.installID(),
+                                limitedUse: try body.optionalBool("limited_use") ?? false, client: client)
+    }
+
+    /// A base64 field (standard or URL alphabet, padded or not), as the app sends what iOS returned.
+    private static func bytes(_ body: RequestBody, _ field: String) throws(APIError) -> Data {
+        let text = try body.string(field)
+        guard !text.isEmpty, let data = Data(base64Encoded: text) ?? Data(base64URLEncoded: text) else { throw .badRequest("\(field) must be base64") }
+        return data
+    }
+
+    /// A key in a path: the artifact, or the key id in base64url (a standard base64 id holds `/`); a
+    /// percent-encoded standard id works too.
+    static func keyID(inPath text: String) throws(APIError) -> String {
+        if let artifact = AppAttestArtifact(text) { return artifact.keyID }
+        let decoded = text.replacing("%2F", with: "/").replacing("%2f", with: "/").replacing("%2B", with: "+").replacing("%2b", with: "+")
+            .replacing("%3D", with: "=").replacing("%3d", with: "=")
+        guard let bytes = Data(base64URLEncoded: decoded) ?? Data(base64Encoded: decoded), bytes.count == 32 else {
+            throw .badRequest("the key in the path must be its artifact, or its key id in base64url (32 bytes)")
+        }
+        return bytes.base64EncodedString()
+    }
+
+    private static func answer(_ status: Int, _ issue: AppAttestIssue) -> ServerResponse {
+        struct Answer: Encodable {
+            let token: String; let token_type = "Bearer"; let tier: String; let expires_in: Int; let artifact: String; let counter: UInt32
+        }
+        return .json(status, Answer(token: issue.token.token, tier: issue.token.tier.rawValue, expires_in: issue.token.expiresIn,
+                                    artifact: issue.artifact, counter: issue.counter))
+    }
+
+    /// An attested key as admins see it (the receipt's size, not its bytes).
+    struct KeyView: Encodable {
+        let key_id: String
+        let artifact: String
+        let app_id: String
+        let environment: String
+        let counter: UInt32
+        let validation_category: String?
+        let first_seen: String
+        let receipt_bytes: Int
+        let revoked: Bool
+        let revoked_at: String?
+        let revoked_reason: String?
+
+        init(_ key: AppAttestKeyRecord) {
+            key_id = key.keyID
+            artifact = AppAttestArtifact.value(forKeyID: key.keyID)
+            app_id = key.appID
+            environment = key.environment
+            counter = key.counter
+            validation_category = key.validationCategory.map { ValidationCategory(rawValue: $0).name }
+            first_seen = AdminController.iso(key.firstSeen)
+            receipt_bytes = key.receipt.count
+            revoked = key.isRevoked
+            revoked_at = key.revokedAt.map(AdminController.iso)
+            revoked_reason = key.revokedReason
+        }
+    }
+}
