@@ -49,7 +49,8 @@ cat > "$RUN/config.json" <<JSON
   ],
   "bits": {"bit0": "promotion", "bit1": "ban"},
   "promotions": [{"id": "welcome", "starts": "$MONTH"}],
-  "tokens": {"issuer": "twobits-demo", "audience": "main-api", "keys_dir": "$RUN/keys"}
+  "tokens": {"issuer": "twobits-demo", "audience": "main-api", "keys_dir": "$RUN/keys"},
+  "app_attest": {"apps": ["$TEAM.com.example.demo"], "environment": "development", "root_ca_file": "$RUN/appattest-root.pem"}
 }
 JSON
 
@@ -57,8 +58,13 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT INT TERM
 
-"$BIN" sandbox --listen "127.0.0.1:$SANDBOX_PORT" --team-id $TEAM --key-id $KEYID --key-file "$RUN/AuthKey_DEMO.p8" > "$RUN/sandbox.log" 2>&1 &
+# The sandbox's simulated iPhones chain their App Attest keys to a root it generates at start and writes
+# here; the server trusts it (app_attest.root_ca_file), so the server starts once the sandbox is up.
+rm -f "$RUN/appattest-root.pem"
+"$BIN" sandbox --listen "127.0.0.1:$SANDBOX_PORT" --team-id $TEAM --key-id $KEYID --key-file "$RUN/AuthKey_DEMO.p8" \
+    --app-attest-root "$RUN/appattest-root.pem" > "$RUN/sandbox.log" 2>&1 &
 pids+=($!)
+for _ in $(seq 100); do curl -sf "$SANDBOX/sandbox/v1/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 "$BIN" serve --config "$RUN/config.json" > "$RUN/server.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do curl -sf "$SERVER/readyz" >/dev/null 2>&1 && curl -sf "$SANDBOX/sandbox/v1/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
@@ -104,6 +110,10 @@ $BIN admin audit --server $SERVER --key \$ADMIN_KEY
 $MINT | $BIN admin state --server $SERVER --key \$ADMIN_KEY
 $MINT | $BIN admin unban --server $SERVER --key \$ADMIN_KEY --reason "demo over"
 
+# 10. The strong tier for devices with App Attest: a one-time challenge  -> 201 {"challenge":...}
+#     (the attestation and assertions that follow are in docs/app-attest.md; the sandbox plays the iPhone)
+curl -s -X POST $SERVER/v1/app-attest/challenges -H "Authorization: Bearer \$MAINAPI_KEY"; echo
+
 # Health, readiness, metrics
 curl -s $SERVER/healthz; echo; curl -s $SERVER/readyz; echo; curl -s $SERVER/metrics | head -20
 CMDS
@@ -123,6 +133,7 @@ if [[ "${1:-}" == "--check" ]]; then
     expect '"action":"ban"'
     expect 'banned:      yes'
     expect 'unbanned: written'
+    expect '"challenge":"'
     expect '"ready":true'
     echo "demo check: every command answered as documented"
     exit 0

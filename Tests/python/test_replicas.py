@@ -24,9 +24,12 @@ from pathlib import Path
 
 import pytest
 
+import test_app_attest as aa
 from conftest import current_month, http
 
 PROMOTION = "spring"
+# The strong tier's helpers (the sandbox's simulated iPhones) and configuration, as test_app_attest uses them.
+APP_ATTEST = {"apps": [aa.APP_ID], "environment": "production", "root_ca_file": "appattest-root.pem"}
 LAYOUT = {"bit0": "promotion", "bit1": "ban"}
 
 
@@ -83,7 +86,7 @@ def assert_password_absent(deployment, password, *texts):
 @pytest.fixture(scope="module")
 def trio(twobits_module_factory, postgres):
     """Three replicas on one fresh database, for the tests that leave them running."""
-    deployment = twobits_module_factory("trio", autostart=False, **replica_options(postgres.create_database("trio")))
+    deployment = twobits_module_factory("trio", autostart=False, **replica_options(postgres.create_database("trio"), app_attest=APP_ATTEST))
     deployment.start_sandbox()
     deployment.start_replicas(3)
     deployment.password = postgres.password
@@ -154,6 +157,27 @@ def pending_installs(replica):
     answer = replica.get("/v1/admin/bans/pending", client="ops")
     assert answer.status == 200, answer
     return [p["install_id"] for p in answer.json["pending"]]
+
+
+def test_three_replicas_racing_one_app_attest_counter_accept_it_once(trio):
+    """One attested key; three assertions carrying the same counter (a replaying device), each with its own
+    challenge, sent to the three replicas at once: the ledger moves the counter for exactly one."""
+    first, *others = trio.replicas
+    for _ in range(3):
+        key_id = aa.new_key(trio)
+        value = first.post("/v1/app-attest/challenges", {}, client="main").json["challenge"]
+        attested = first.post("/v1/app-attest/attestations", {"key_id": key_id, "challenge": value,
+                                                              "attestation_object": aa.attestation_object(trio, key_id, value)}, client="main")
+        assert attested.status == 201, attested
+        artifact = attested.json["artifact"]
+        requests = []
+        for index, replica in enumerate(trio.replicas):
+            challenge = replica.post("/v1/app-attest/challenges", {}, client="main").json["challenge"]
+            requests.append(aa.assertion_request(trio, key_id, challenge, fault="replayed_counter" if index else None))
+        answers = at_once([lambda r=r, q=q: r.post("/v1/app-attest/assertions", {"artifact": artifact, **q}, client="main")
+                           for r, q in zip(trio.replicas, requests)])
+        assert sorted(a.status for a in answers) == [200, 401, 401], answers
+        assert [a.json["error"]["reason"] for a in answers if a.status == 401] == ["counter_not_increasing"] * 2, answers
 
 
 def test_a_pending_ban_is_applied_once_whichever_replica_the_install_reaches(trio):
