@@ -81,6 +81,8 @@ CPU_TARGET_US = {"fallback": 150, "claim": 250, "jwks": 30}
 THROUGHPUT_TARGET = 0.90
 RSS_TARGET_MB = 150  # also issue 8's
 ES256_TARGET = 0.80
+ATTESTATION_TARGET_US = 1000
+ASSERTION_TARGET_US = 150
 
 # Targets from issue 8 (runtime), measured at 256 connections. Against the Go peer: TwoBits' CPU per request at
 # most 0.8 x Go's and its throughput at least Go's, in these (scenario, sandbox latency ms) runs.
@@ -1027,27 +1029,50 @@ def es256_bench(binary, seconds):
 
 
 def find_es256_binary(twobits_bin):
-    candidates = [os.environ.get("ES256BENCH_BIN", ""), os.path.join(os.path.dirname(twobits_bin), "ES256Bench")]
+    return find_bench_binary(twobits_bin, "ES256Bench", "ES256BENCH_BIN")
+
+
+def find_bench_binary(twobits_bin, product, variable):
+    """A micro-benchmark executable: `variable` from the environment, beside twobits, or built (bounded)."""
+    candidates = [os.environ.get(variable, ""), os.path.join(os.path.dirname(twobits_bin), product)]
     for c in candidates:
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             return c
     # Not next to twobits: build it when the package declares it (bounded), in the same scratch path.
     try:
         with open(os.path.join(ROOT, "Package.swift")) as f:
-            declared = "ES256Bench" in f.read()
+            declared = product in f.read()
     except OSError:
         declared = False
     if not declared or not shutil.which("swift"):
         return None
     scratch = os.path.dirname(os.path.dirname(os.path.realpath(twobits_bin)))
-    log("building ES256Bench (swift build -c release --product ES256Bench --scratch-path %s)" % scratch)
+    log("building %s (swift build -c release --product %s --scratch-path %s)" % (product, product, scratch))
     try:
-        run_bounded(["swift", "build", "-c", "release", "--product", "ES256Bench", "--scratch-path", scratch], 900, cwd=ROOT)
+        run_bounded(["swift", "build", "-c", "release", "--product", product, "--scratch-path", scratch], 900, cwd=ROOT)
     except BenchError as error:
-        log("cannot build ES256Bench: %s" % error)
+        log("cannot build %s: %s" % (product, error))
         return None
-    built = os.path.join(scratch, "release", "ES256Bench")
+    built = os.path.join(scratch, "release", product)
     return built if os.path.isfile(built) else None
+
+
+# --------------------------------------------------------------------------------------------------
+# App Attest
+
+
+def app_attest_bench(binary, seconds):
+    """CPU per App Attest attestation and assertion verification on a real capture (Benchmarks/AppAttestBench)."""
+    bench_bin = find_bench_binary(binary, "AppAttestBench", "APPATTESTBENCH_BIN")
+    if not bench_bin:
+        return {"error": "AppAttestBench is not built (swift build -c release --product AppAttestBench)"}
+    try:
+        _, out, _ = run_bounded([bench_bin, "--seconds", str(seconds)], seconds * 10 + 60)
+        result = json.loads(out.strip().splitlines()[-1])
+    except (BenchError, ValueError, IndexError) as error:
+        return {"error": "AppAttestBench failed: %s" % error}
+    result["binary"] = bench_bin
+    return result
 
 
 # --------------------------------------------------------------------------------------------------
@@ -1062,7 +1087,7 @@ def fmt(v, digits=0, none="n/a"):
     return str(v)
 
 
-def evaluate_targets(runs, es256, smoke):
+def evaluate_targets(runs, es256, smoke, app_attest=None):
     """The issue's targets, each with what was measured and whether it was met."""
     checks = []
 
@@ -1143,6 +1168,14 @@ def evaluate_targets(runs, es256, smoke):
         else:
             checks.append({"target": "ES256 signing >= 80% of OpenSSL (one core)", "run": "ES256Bench",
                            "measured": es256.get("error", "not run"), "met": None, "note": ""})
+    # App Attest (issue 11): CPU per verification, one core.
+    if app_attest and not smoke:
+        for key, target, what in (("attestation_us", ATTESTATION_TARGET_US, "attestation"), ("assertion_us", ASSERTION_TARGET_US, "assertion")):
+            measured = app_attest.get(key)
+            checks.append({"target": "App Attest %s verification <= %d us CPU" % (what, target), "run": "AppAttestBench",
+                           "measured": ("%.0f us" % measured) if measured is not None else app_attest.get("error", "not run"),
+                           "met": (measured <= target) if measured is not None else None,
+                           "note": "floor: one P-384 verification (openssl speed ecdsap384)" if what == "attestation" else ""})
     # Harness sanity: tokens must not have run out (for TwoBits or the peer).
     for r in runs:
         for name, x in (("", r), ("Go peer, ", r.get("peer"))):
@@ -1254,6 +1287,15 @@ def markdown(report):
                              e.get("openssl_version", "OpenSSL"), 100 * e["ratio"]))
         else:
             lines.append("ES256: %s" % e.get("error", "not run"))
+        lines.append("")
+    a = report.get("app_attest")
+    if a:
+        if "attestation_us" in a:
+            lines.append("App Attest on one core, CPU per verification of a real capture (%s): attestation %.0f us, assertion %.0f us "
+                         "(%.0f us with the key already parsed)." % (os.path.basename(str(a.get("fixture", "?"))), a["attestation_us"], a["assertion_us"],
+                                                                     a.get("assertion_parsed_key_us", float("nan"))))
+        else:
+            lines.append("App Attest: %s" % a.get("error", "not run"))
         lines.append("")
     lines.append("| Target | Where | Measured | Met |")
     lines.append("|---|---|---|---|")
@@ -1389,7 +1431,7 @@ def main(argv):
                    help="issue 9: only TwoBits on SQLite, on PostgreSQL and two replicas on one PostgreSQL, back to back "
                         "(fallback and claim at 50 ms, 512 connections; no Go peer); writes results/ledgers.json")
     p.add_argument("--write-readme", action="store_true", help="replace the results section of Benchmarks/README.md")
-    p.add_argument("--no-es256", action="store_true", help="skip the ES256 micro-benchmark")
+    p.add_argument("--no-es256", action="store_true", help="skip the ES256 and App Attest micro-benchmarks")
     p.add_argument("--es256-seconds", type=int, default=3)
     p.add_argument("--wrk-threads", type=int, default=2, help="wrk threads (default 2)")
     p.add_argument("--server-threads", type=int, default=2, help="server.threads in the configuration (default 2)")
@@ -1460,6 +1502,12 @@ def main(argv):
         else:
             log("  %s" % es256.get("error"))
 
+    app_attest = None
+    if not args.no_es256 and not args.smoke:
+        log("App Attest micro-benchmark (AppAttestBench, %d s each)" % args.es256_seconds)
+        app_attest = app_attest_bench(binary, args.es256_seconds)
+        log("  %s" % ({k: app_attest[k] for k in ("attestation_us", "assertion_us", "assertion_parsed_key_us") if k in app_attest} or app_attest.get("error")))
+
     runs = []
     ledger_rows = []  # --compare-ledgers: {"scenario", "latency_ms", "concurrency", "results": {target: run}}
     failure = None
@@ -1508,6 +1556,7 @@ def main(argv):
         "peer": {"name": peer, "binary": peer_binary, "version": peer_version,
                  "scenarios": [s for s in scenarios if s in PEER_SCENARIOS]} if peer else None,
         "es256": es256,
+        "app_attest": app_attest,
         "ledger": "compare" if compare else args.ledger,
         "replicas": args.replicas,
         "runs": runs,
@@ -1520,7 +1569,7 @@ def main(argv):
         report["targets"] = ledger_targets(ledger_rows)
         table = ledger_markdown(report)
     else:
-        report["targets"] = evaluate_targets(runs, es256, args.smoke)
+        report["targets"] = evaluate_targets(runs, es256, args.smoke, app_attest)
         table = markdown(report)
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     with open(args.output, "w") as f:

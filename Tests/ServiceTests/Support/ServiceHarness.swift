@@ -42,6 +42,8 @@ final class ServiceHarness: Sendable {
             teamID: Self.teamID, keyID: Self.keyID, publicKey: (sandboxKey ?? appleKey).publicKey,
             latencyMilliseconds: sandboxLatencyMilliseconds))
         let sandboxURL = try sandbox.start()
+        // The root the sandbox's simulated iPhones chain to, for an `app_attest` section's root_ca_file.
+        try sandbox.appAttestAuthority.rootPEM.write(toFile: directory + "/appattest-root.pem", atomically: true, encoding: .utf8)
 
         var keys: [String: String] = [:]
         var clients: [String] = []

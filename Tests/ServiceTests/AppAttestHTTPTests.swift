@@ -1,0 +1,82 @@
+import AppAttest
+import Foundation
+@testable import Sandbox
+import Testing
+import TwoBitsCrypto
+
+/// The strong tier through the real server: the order of effects (a refusal after verification leaves the
+/// challenge usable), bans by device token, a required device token, and revocation.
+@Suite(.serialized) struct AppAttestHTTPTests {
+    static let appID = AppID(teamID: "TEAMID1234", bundleID: "com.example.http")
+
+    func harness(requireDeviceToken: Bool = false) async throws -> ServiceHarness {
+        try await ServiceHarness(extra: ["app_attest": #"{"apps":["TEAMID1234.com.example.http"],"environment":"production","#
+            + #""root_ca_file":"appattest-root.pem","require_device_token":\#(requireDeviceToken)}"#])
+    }
+
+    func challenge(_ h: ServiceHarness) async throws -> String {
+        let answer = try await h.post("/v1/app-attest/challenges", "{}", key: "mainapi")
+        #expect(answer.status == 201, "\(answer.text)")
+        return try #require(answer.json?["challenge"]?.stringValue)
+    }
+
+    func attestBody(_ h: ServiceHarness, _ key: SimulatedAppAttestKey, _ challenge: String, deviceToken: String? = nil) -> String {
+        let object = key.attestationObject(clientDataHash: SHA256Digest.hash(Data(base64URLEncoded: challenge)!), fault: nil,
+                                           authority: h.sandbox.appAttestAuthority, now: Date())
+        let device = deviceToken.map { #","device_token":"\#($0)""# } ?? ""
+        return #"{"key_id":"\#(key.keyID.base64EncodedString())","attestation_object":"\#(object.base64EncodedString())","challenge":"\#(challenge)"\#(device)}"#
+    }
+
+    func device() -> SimulatedAppAttestKey {
+        SimulatedAppAttestKey(appID: Self.appID, environment: .production, validationCategory: nil, bundleVersion: nil, deviceID: nil)
+    }
+
+    @Test func aBannedDeviceIsRefusedAndTheChallengeStaysUsable() async throws {
+        let h = try await harness()
+        let banned = h.freshDevice()
+        let ban = try await h.post("/v1/admin/bans", #"{"device_token":"\#(banned.token)","reason":"fraud"}"#, key: "admin")
+        #expect(ban.status == 200, "\(ban.text)")
+        let key = device()
+        let value = try await challenge(h)
+        let refused = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value, deviceToken: h.sandbox.mintToken(for: banned.id)!), key: "mainapi")
+        #expect(refused.status == 403 && refused.code == "device_banned", "\(refused.text)")
+        // Nothing was used up by the refusal: the same challenge and key attest for a device in good standing.
+        let accepted = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value, deviceToken: h.freshDevice().token), key: "mainapi")
+        #expect(accepted.status == 201, "\(accepted.text)")
+        #expect(accepted.json?["tier"]?.stringValue == "appattest")
+        await h.close()
+    }
+
+    @Test func aRequiredDeviceTokenIsRequired() async throws {
+        let h = try await harness(requireDeviceToken: true)
+        let key = device()
+        let value = try await challenge(h)
+        let refused = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value), key: "mainapi")
+        #expect(refused.status == 400 && refused.code == "device_token_required", "\(refused.text)")
+        let accepted = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value, deviceToken: h.freshDevice().token), key: "mainapi")
+        #expect(accepted.status == 201, "\(accepted.text)")
+        await h.close()
+    }
+
+    @Test func aRevokedKeyAssertsNoMore() async throws {
+        let h = try await harness()
+        let key = device()
+        let attested = try await h.post("/v1/app-attest/attestations", attestBody(h, key, try await challenge(h)), key: "mainapi")
+        let artifact = try #require(attested.json?["artifact"]?.stringValue)
+
+        func assertOnce() async throws -> ServiceHarness.Answer {
+            let value = try await challenge(h)
+            let clientData = Data(#"{"challenge":"\#(value)"}"#.utf8)
+            let signed = key.assertion(clientDataHash: SHA256Digest.hash(clientData), fault: nil).assertion
+            return try await h.post("/v1/app-attest/assertions", #"{"artifact":"\#(artifact)","assertion":"\#(signed.base64EncodedString())","#
+                + #""client_data":"\#(clientData.base64EncodedString())","challenge":"\#(value)"}"#, key: "mainapi")
+        }
+        let first = try await assertOnce()
+        #expect(first.status == 200 && first.json?["counter"]?.intValue == 1, "\(first.text)")
+        let revoke = try await h.post("/v1/admin/app-attest/keys/\(artifact)/revoke", #"{"reason":"stolen"}"#, key: "admin")
+        #expect(revoke.status == 200 && revoke.json?["revoked"] == .bool(true), "\(revoke.text)")
+        let after = try await assertOnce()
+        #expect(after.status == 403 && after.json?["error"]?["reason"]?.stringValue == "key_revoked", "\(after.text)")
+        await h.close()
+    }
+}
