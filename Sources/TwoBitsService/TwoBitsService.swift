@@ -1,6 +1,7 @@
 import DeviceCheck
 import FoundationEssentials
 import HTTPServer
+import Locking
 import Policy
 import Ledger
 import TokenSigning
@@ -24,6 +25,10 @@ public final class TwoBitsService: Sendable {
     let tokenExchange: TokenExchangeService?
     let debugSecrets: DebugSecretService?
     let readinessCheck: ReadinessCheck
+    /// The console overview's figures, counted in memory and flushed to the ledger every `statisticsFlushSeconds`.
+    let statistics = StatisticsRecorder()
+    private let statisticsFlusher = Lock<Task<Void, Never>?>(nil)
+    static let statisticsFlushSeconds = 10
     private let server: HTTPServer
 
     /// Builds every component; fails with an error naming the configuration field at fault.
@@ -50,7 +55,7 @@ public final class TwoBitsService: Sendable {
             configuration: AppleClientConfiguration(
                 baseURL: configuration.apple.effectiveBaseURL, timeoutMilliseconds: configuration.apple.timeoutMilliseconds,
                 maxInFlight: configuration.apple.maxInFlight, maxConnections: configuration.apple.maxConnections),
-            tokens: developerTokens, observer: AppleCallMetrics(registry: metrics))
+            tokens: developerTokens, observer: AppleCallMetrics(registry: metrics, statistics: statistics))
         self.apple = apple
 
         let ledger: any Ledger
@@ -64,7 +69,7 @@ public final class TwoBitsService: Sendable {
         let policy = BitPolicy(configuration: configuration.policy, apple: apple, ledger: ledger)
         self.policy = policy
 
-        let events = UseCaseMetrics(registry: metrics, promotions: Set(configuration.policy.promotions.map(\.id)))
+        let events = UseCaseMetrics(registry: metrics, statistics: statistics, promotions: Set(configuration.policy.promotions.map(\.id)))
         var tokenExchange: TokenExchangeService?
         var debugSecrets: DebugSecretService?
         if configuration.tokens.enabled {
@@ -97,6 +102,7 @@ public final class TwoBitsService: Sendable {
         InstallController(policy: policy, metrics: metrics).register(in: &table)
         AdminController(policy: policy, ledger: ledger, metrics: metrics).register(in: &table)
         AuditController(ledger: ledger).register(in: &table)
+        OverviewController(statistics: statistics, ledger: ledger, keys: tokenExchange?.keys).register(in: &table)
         FallbackTokenController(exchange: tokenExchange, debugSecrets: debugSecrets).register(in: &table)
         AppAttestController(exchange: appAttest).register(in: &table)
         ConsoleController().register(in: &table)
@@ -156,6 +162,7 @@ public final class TwoBitsService: Sendable {
                        ["count": .int(count)])
         }
         do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
+        startStatisticsFlusher()
         logger.log(.info, "listening", [
             "address": .string("\(configuration.listenHost):\(server.port)"),
             "apple": .string(configuration.apple.loggableBaseURL), "environment": .string(configuration.apple.environment.rawValue),
@@ -176,9 +183,29 @@ public final class TwoBitsService: Sendable {
     public func shutdown() async {
         logger.log(.info, "shutting down", ["in_flight": .int(server.requestsInFlight)])
         await server.shutdown(graceMilliseconds: configuration.server.shutdownGraceMilliseconds)
+        statisticsFlusher.withLock { $0?.cancel() }
+        await flushStatistics()
         ledger.close()
         logger.log(.info, "stopped")
         logger.flush()
+    }
+
+    /// Adds the overview's counts to the ledger every few seconds; counts a failed flush keeps are retried.
+    private func startStatisticsFlusher() {
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(Self.statisticsFlushSeconds))
+                guard let self, !Task.isCancelled else { return }
+                await self.flushStatistics()
+            }
+        }
+        statisticsFlusher.withLock { $0 = task }
+    }
+
+    private func flushStatistics() async {
+        do throws(StorageError) { try await statistics.flush(to: ledger) } catch {
+            logger.log(.warning, "the overview's figures could not be written; kept for the next try", ["detail": .string(error.message)])
+        }
     }
 
     /// Reloads signing keys (SIGHUP): a rotated key starts signing.

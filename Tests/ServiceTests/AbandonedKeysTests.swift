@@ -63,6 +63,10 @@ final class FailingAbandonLedger: Ledger, Sendable {
     func revokeAppAttestKey(keyID: String, reason: String, now: Date) async throws(StorageError) -> Bool {
         try await base.revokeAppAttestKey(keyID: keyID, reason: reason, now: now)
     }
+    func addStatistics(_ increments: [StatisticIncrement], forgetBefore: Date) async throws(StorageError) {
+        try await base.addStatistics(increments, forgetBefore: forgetBefore)
+    }
+    func statistics(since: Date) async throws(StorageError) -> [StatisticIncrement] { try await base.statistics(since: since) }
 }
 
 /// An idempotency key whose give-back failed stays owned by this live process, and would answer

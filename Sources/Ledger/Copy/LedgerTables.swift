@@ -25,7 +25,8 @@ public struct LedgerTables: Sendable, Equatable {
     /// The tables a ledger copy moves, in an order that keeps references valid (audit events before the
     /// write intents that point at them). `health_probe` holds nothing worth moving.
     public static let tableNames = ["audit_events", "write_intents", "idempotency_keys", "pending_actions", "device_token_uses",
-                                    "consumed_token_ids", "debug_secrets", "key_activations", "app_attest_challenges", "app_attest_keys"]
+                                    "consumed_token_ids", "debug_secrets", "key_activations", "app_attest_challenges", "app_attest_keys",
+                                    "statistics"]
 
     public var tables: [Table]
 

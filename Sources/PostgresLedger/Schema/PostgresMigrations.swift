@@ -118,6 +118,18 @@ enum PostgresMigrations {
             revoked_reason TEXT
         )
         """,
+        // 4: hourly counters for the admin console's overview, added to by every replica.
+        """
+        CREATE TABLE statistics (
+            hour BIGINT NOT NULL,
+            family TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            bucket INTEGER NOT NULL,
+            count BIGINT NOT NULL,
+            PRIMARY KEY (hour, family, subject, outcome, bucket)
+        )
+        """,
     ]
 
     static var latest: Int { steps.count }

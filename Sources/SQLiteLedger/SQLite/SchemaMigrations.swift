@@ -110,6 +110,18 @@ enum SchemaMigrations {
             revoked_reason TEXT
         )
         """,
+        // 7: hourly counters for the admin console's overview (claims, tokens, Apple calls and their latencies).
+        """
+        CREATE TABLE statistics (
+            hour INTEGER NOT NULL,
+            family TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            outcome TEXT NOT NULL,
+            bucket INTEGER NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (hour, family, subject, outcome, bucket)
+        )
+        """,
     ]
 
     static func apply(to db: SQLiteConnection) throws(SQLiteError) {

@@ -3,9 +3,11 @@ import Policy
 import TokenSigning
 import UseCases
 
-/// Counts what the use cases report. Outcome labels of refusals are the error codes clients see.
+/// Counts what the use cases report, on `/metrics` and for the console's overview (`StatisticsRecorder`).
+/// Outcome labels of refusals are the error codes clients see.
 struct UseCaseMetrics: UseCaseEvents {
     let registry: MetricsRegistry
+    let statistics: StatisticsRecorder
     /// The configured promotion ids: only these become label values, so a client cannot grow the metric without bound.
     let promotions: Set<String>
 
@@ -18,7 +20,9 @@ struct UseCaseMetrics: UseCaseEvents {
         case .inProgress: outcome = "in_progress"
         case .refused(let error): outcome = APIError(error).code
         }
-        registry.increment(.promotionClaims, promotions.contains(promotion) ? promotion : "unknown", outcome)
+        let label = promotions.contains(promotion) ? promotion : "unknown"
+        registry.increment(.promotionClaims, label, outcome)
+        statistics.count("claim", label, outcome)
     }
 
     func exchangeRefused(_ error: ExchangeError) {
@@ -34,6 +38,7 @@ struct UseCaseMetrics: UseCaseEvents {
             reason = answer.status == 503 ? "apple_unavailable" : answer.code
         }
         registry.increment(.fallbackExchangesRefused, reason)
+        statistics.count("token", "fallback", reason)
     }
 
     func appAttestRefused(_ error: AppAttestExchangeError) {
@@ -49,10 +54,12 @@ struct UseCaseMetrics: UseCaseEvents {
             reason = answer.status == 503 ? "apple_unavailable" : answer.code
         }
         registry.increment(.appAttestRefusals, reason)
+        statistics.count("token", "appattest", reason)
     }
 
     func tokenIssued(tier: Tier, limitedUse: Bool) {
         registry.increment(.fallbackTokensIssued, tier.rawValue, String(limitedUse))
+        statistics.count("token", tier.rawValue, "issued")
     }
 
     func pendingActionApplied(_ kind: PendingDeviceAction.Kind) {

@@ -234,11 +234,13 @@ async function sendOrder(event) {
   body[current.kind] = current.value;
   try {
     await api("POST", action === "ban" ? "/v1/admin/bans" : "/v1/admin/unbans", body);
+    const digest = current.digest;
     $("order-confirm").value = "";
     $("order-reason").value = "";
-    say((action === "ban" ? "Ban" : "Unban") + " sent for " + current.digest + ".");
+    // Refresh first: the look-up clears the message line, and the admin must see that the order went out.
     await lookUp(new Event("submit"));
     await loadPending();
+    say((action === "ban" ? "Ban" : "Unban") + " sent for " + digest + ".");
   } catch (error) { fail(error); }
 }
 

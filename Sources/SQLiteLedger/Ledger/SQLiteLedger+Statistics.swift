@@ -1,0 +1,28 @@
+public import FoundationEssentials
+public import Ledger
+
+extension SQLiteLedger {
+    public func addStatistics(_ increments: [StatisticIncrement], forgetBefore: Date) throws(StorageError) {
+        try run { () throws(SQLiteError) in
+            try db.transaction { tx throws(SQLiteError) in
+                for i in increments {
+                    try tx.query("""
+                        INSERT INTO statistics (hour, family, subject, outcome, bucket, count) VALUES (?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(hour, family, subject, outcome, bucket) DO UPDATE SET count = count + excluded.count
+                        """, [.integer(i.hour), .text(i.family), .text(i.subject), .text(i.outcome), .integer(Int64(i.bucket)), .integer(i.count)])
+                }
+                try tx.query("DELETE FROM statistics WHERE hour < ?", [.integer(StatisticIncrement.hour(of: forgetBefore))])
+            }
+        }
+    }
+
+    public func statistics(since: Date) throws(StorageError) -> [StatisticIncrement] {
+        try run { () throws(SQLiteError) in
+            try db.query("SELECT hour, family, subject, outcome, bucket, count FROM statistics WHERE hour >= ? ORDER BY hour",
+                         [.integer(StatisticIncrement.hour(of: since))])
+        }.map { r in
+            StatisticIncrement(family: r.string("family") ?? "", subject: r.string("subject") ?? "", outcome: r.string("outcome") ?? "",
+                               bucket: r.int("bucket") ?? 0, hour: Int64(r.int("hour") ?? 0), count: Int64(r.int("count") ?? 0))
+        }
+    }
+}
