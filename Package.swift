@@ -96,7 +96,8 @@ let package = Package(
         .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
-            "TwoBitsService", "UseCases", "Policy", "Ledger", "Sandbox", "OutboundHTTP", "DeviceCheck", "TwoBitsCrypto", "TokenSigning", "Locking", "AppAttest",
+            "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheck", "TwoBitsCrypto", "TokenSigning",
+            "Locking", "AppAttest",
         ]),
     ],
     swiftLanguageModes: [.v6]
