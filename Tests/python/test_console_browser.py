@@ -15,6 +15,7 @@ os.environ["SE_OFFLINE"] = "true"
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 
@@ -225,6 +226,69 @@ def test_debug_secret_create_and_revoke(deployment, browser):
     wait_for(browser, lambda d: "debug" in d.find_element(By.ID, "audit-table").text or "No events" in d.find_element(By.ID, "audit-table").text)
     shot(browser, "audit-trail")
     assert browser_errors(browser) == []
+
+
+def unlabelled_controls(driver):
+    """Visible form controls without an accessible name (a <label>, aria-label or, for buttons, text)."""
+    return driver.execute_script("""
+        return [...document.querySelectorAll('input, select, textarea, button')]
+          .filter(e => e.offsetParent !== null)
+          .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label')
+                       && !(e.tagName === 'BUTTON' && e.textContent.trim()))
+          .map(e => e.id || e.outerHTML.slice(0, 80));""")
+
+
+def test_every_control_is_labelled_and_the_desk_works_by_keyboard(deployment, browser):
+    for page in ("device", "audit", "overview"):
+        go(browser, page)
+        assert unlabelled_controls(browser) == [], page
+    go(browser, "device")
+    # From the page's top, Tab reaches the look-up controls in order; Enter submits.
+    browser.execute_script("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)")
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.click()
+    reached = []
+    for _ in range(25):
+        browser.switch_to.active_element.send_keys(Keys.TAB)
+        reached.append(browser.switch_to.active_element.get_attribute("id") or browser.switch_to.active_element.text)
+        if reached[-1] == "lookup-value":
+            break
+    assert "lookup-kind" in reached and reached[-1] == "lookup-value", reached
+    assert reached[-2] == "lookup-kind" or "lookup-kind" in reached
+    token = deployment.mint(deployment.new_device())
+    Select(browser.find_element(By.ID, "lookup-kind")).select_by_value("device_token")
+    field = browser.find_element(By.ID, "lookup-value")
+    field.clear()
+    field.send_keys(token)
+    browser.switch_to.active_element.send_keys(Keys.TAB)   # to the Look up button
+    browser.switch_to.active_element.send_keys(Keys.ENTER)
+    wait_for(browser, EC.visibility_of_element_located((By.ID, "order-form")))
+    assert "Banned" in browser.find_element(By.ID, "device-result").text
+
+
+def test_an_api_refusal_shows_the_apis_own_message(deployment, browser):
+    go(browser, "audit")
+    since = browser.find_element(By.ID, "f-since")
+    since.clear()
+    since.send_keys("yesterday")
+    browser.find_element(By.CSS_SELECTOR, "#audit-form button[type=submit]").click()
+    shown = wait_message(browser, "(400)")
+    assert "since" in shown and "object" not in shown, shown
+    since.clear()
+    assert browser_errors(browser, allowed=["status of 400"]) == []
+
+
+@pytest.mark.parametrize("width, height", [(390, 844), (1280, 800)])
+def test_every_page_fits_a_phone_and_a_laptop_width(deployment, browser, width, height):
+    browser.set_window_size(width, height)
+    try:
+        for page in ("device", "audit", "overview"):
+            go(browser, page)
+            overflow = browser.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            assert overflow <= 1, f"{page} is {overflow} px wider than a {width} px window"
+        shot(browser, f"overview-{width}")
+    finally:
+        browser.set_window_size(1280, 800)
 
 
 def test_sign_out_forgets_the_key(deployment, browser):

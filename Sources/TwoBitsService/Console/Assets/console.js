@@ -50,9 +50,10 @@ async function api(method, path, body, accept) {
   if (!response.ok) {
     let code = "http_" + response.status, message = "The request failed (" + response.status + ").";
     try {
-      const problem = await response.json();
-      code = problem.error || problem.code || code;
-      message = (problem.message || problem.detail || problem.error || message) + " (" + response.status + ")";
+      // The API's envelope: {"error": {"code": "...", "message": "..."}}.
+      const problem = (await response.json()).error || {};
+      code = problem.code || code;
+      message = (problem.message || message) + " (" + response.status + ")";
     } catch (_) { /* not JSON */ }
     throw new APIFailure(response.status, code, message);
   }
