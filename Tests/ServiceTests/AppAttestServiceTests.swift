@@ -126,7 +126,7 @@ import UseCases
             (signed, _) = assertion(key, challenge: next)
             #expect(await code { () async throws(AppAttestError) in
                 _ = try await service.assert(keyID: keyID, assertion: signed, clientData: Data(#"{"challenge":"another"}"#.utf8), challenge: next)
-            } == "bad_input", "client data must carry the challenge")
+            } == "client_data_mismatch", "client data must carry the challenge")
 
             #expect(try await service.revoke(keyID: keyID, reason: "device stolen"))
             (signed, clientData) = assertion(key, challenge: next)

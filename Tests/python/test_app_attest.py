@@ -186,10 +186,10 @@ def test_an_assertion_by_an_unknown_key_or_without_its_challenge_is_refused(depl
     known, artifact = attested(deployment)
     request = assertion_request(deployment, known)
     request["challenge"] = challenge(deployment)   # client_data names another challenge
-    refused(assert_key(deployment, artifact, request), 400, "bad_request")
+    refused(assert_key(deployment, artifact, request), 401, "assertion_invalid", "client_data_mismatch")
 
 
-def test_malformed_requests_get_400_never_500(deployment):
+def test_malformed_requests_are_refused_never_500(deployment):
     key_id = new_key(deployment)
     value = challenge(deployment)
     cases = [
@@ -202,8 +202,12 @@ def test_malformed_requests_get_400_never_500(deployment):
     for body in cases:
         answer = deployment.post("/v1/app-attest/attestations", body, client="main")
         assert answer.status in (400, 401), (body, answer)
-    assert deployment.post("/v1/app-attest/assertions", {"artifact": "aa1.nope", "assertion": "AA==", "client_data": "AA==", "challenge": value},
-                           client="main").status == 400
+    # An artifact this server never issued names no key.
+    client_data = b64(json.dumps({"challenge": value}).encode())
+    refused(deployment.post("/v1/app-attest/assertions", {"artifact": "aa1.nope", "assertion": "AA==", "client_data": client_data, "challenge": value},
+                            client="main"), 401, "assertion_invalid", "key_unknown")
+    refused(deployment.post("/v1/app-attest/assertions", {"key_id": key_id, "artifact": "aa1.x", "assertion": "AA==", "client_data": "AA==",
+                                                          "challenge": value}, client="main"), 400, "bad_request")
 
 
 def test_the_routes_need_the_tokens_role(deployment):

@@ -46,8 +46,8 @@ struct AppAttestController: Sendable {
             switch (try body.optionalString("key_id"), try body.optionalString("artifact")) {
             case (let id?, nil): keyID = id
             case (nil, let artifact?):
-                guard let read = AppAttestArtifact(artifact) else { throw .badRequest("artifact must be one this server issued with an attestation") }
-                keyID = read.keyID
+                // Not one of ours: no key has it (401 key_unknown), as for a key id never attested.
+                keyID = AppAttestArtifact(artifact)?.keyID ?? ""
             default: throw .badRequest("give exactly one of key_id or artifact")
             }
             let assertion = try Self.bytes(body, "assertion")
@@ -62,16 +62,16 @@ struct AppAttestController: Sendable {
 
         routes.add("GET", "/v1/admin/app-attest/keys/{key}", .role(.admin)) { request throws(APIError) in
             let exchange = try enabled()
-            let keyID = try Self.keyID(inPath: request.parameter("key"))
+            guard let keyID = Self.keyID(inPath: request.parameter("key")) else { throw Self.noSuchKey }
             let found: AppAttestKeyRecord?
             do throws(AppAttestError) { found = try await exchange.service.key(id: keyID) } catch { throw APIError(.appAttest(error), step: .assertion) }
-            guard let key = found else { throw APIError(404, "not_found", "no attested key with this id") }
+            guard let key = found else { throw Self.noSuchKey }
             return .json(200, KeyView(key))
         }
 
         routes.add("POST", "/v1/admin/app-attest/keys/{key}/revoke", .role(.admin)) { request throws(APIError) in
             let exchange = try enabled()
-            let keyID = try Self.keyID(inPath: request.parameter("key"))
+            guard let keyID = Self.keyID(inPath: request.parameter("key")) else { throw Self.noSuchKey }
             let body = try request.jsonBody()
             try body.allowOnly(["reason"])
             let reason = try body.reason(required: true) ?? ""
@@ -79,13 +79,15 @@ struct AppAttestController: Sendable {
             do throws(AppAttestExchangeError) { revoked = try await exchange.revoke(keyID: keyID, reason: reason, client: request.clientName) } catch {
                 throw APIError(error, step: .assertion)
             }
-            guard revoked else { throw APIError(404, "not_found", "no attested key with this id") }
+            guard revoked else { throw Self.noSuchKey }
             let found: AppAttestKeyRecord?
             do throws(AppAttestError) { found = try await exchange.service.key(id: keyID) } catch { throw APIError(.appAttest(error), step: .assertion) }
-            guard let key = found else { throw APIError(404, "not_found", "no attested key with this id") }
+            guard let key = found else { throw Self.noSuchKey }
             return .json(200, KeyView(key))
         }
     }
+
+    static let noSuchKey = APIError(404, "not_found", "no attested key with this id (give its artifact, or its key id in base64url)")
 
     /// The fields both requests share besides the App Attest bytes.
     private static func request(_ body: RequestBody, keyID: String, client: String) throws(APIError) -> AppAttestRequest {
@@ -103,14 +105,12 @@ struct AppAttestController: Sendable {
     }
 
     /// A key in a path: the artifact, or the key id in base64url (a standard base64 id holds `/`); a
-    /// percent-encoded standard id works too.
-    static func keyID(inPath text: String) throws(APIError) -> String {
+    /// percent-encoded standard id works too. Nil for anything else: no key has such an id.
+    static func keyID(inPath text: String) -> String? {
         if let artifact = AppAttestArtifact(text) { return artifact.keyID }
         let decoded = text.replacing("%2F", with: "/").replacing("%2f", with: "/").replacing("%2B", with: "+").replacing("%2b", with: "+")
             .replacing("%3D", with: "=").replacing("%3d", with: "=")
-        guard let bytes = Data(base64URLEncoded: decoded) ?? Data(base64Encoded: decoded), bytes.count == 32 else {
-            throw .badRequest("the key in the path must be its artifact, or its key id in base64url (32 bytes)")
-        }
+        guard let bytes = Data(base64URLEncoded: decoded) ?? Data(base64Encoded: decoded), bytes.count == 32 else { return nil }
         return bytes.base64EncodedString()
     }
 

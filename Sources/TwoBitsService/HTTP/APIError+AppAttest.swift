@@ -15,11 +15,13 @@ extension APIError {
         switch error {
         case .appAttest(let refusal):
             switch refusal {
-            case .badInput(let message): self = .badRequest(message)
             case .invalid(let reason, let detail):
                 self.init(401, invalid, detail.isEmpty ? "the \(step.rawValue) failed Apple's check \(reason.rawValue)" : detail, details: ["reason": reason.rawValue])
             case .challengeUnknownOrUsed:
                 self.init(401, invalid, "the challenge was never issued, has expired or was used already; ask POST /v1/app-attest/challenges for a fresh one",
+                          details: ["reason": refusal.code])
+            case .clientDataMismatch:
+                self.init(401, invalid, "client_data must be a JSON object whose \"challenge\" member is the request's challenge",
                           details: ["reason": refusal.code])
             case .keyUnknown:
                 self.init(401, invalid, "no attestation of this key was accepted; attest it first (POST /v1/app-attest/attestations)", details: ["reason": refusal.code])

@@ -3,12 +3,12 @@ public import Ledger
 
 /// Why the strong tier refused a request. Each maps to one HTTP answer with its own code.
 public enum AppAttestError: Error, Sendable, Equatable {
-    /// The input is not what the API takes (not base64, a key id of the wrong length, client data without the challenge).
-    case badInput(String)
     /// Verification failed at one of Apple's steps (`bad_chain`, `nonce_mismatch`, `rp_id_mismatch`, …).
     case invalid(AppAttestFailure.Reason, detail: String)
     /// The challenge was never issued, has expired or was used already.
     case challengeUnknownOrUsed
+    /// The assertion's client data is not a JSON object whose `challenge` is the request's challenge.
+    case clientDataMismatch
     /// No attestation of this key was accepted.
     case keyUnknown
     /// The key was attested before; an attestation is accepted once per key.
@@ -26,9 +26,9 @@ public enum AppAttestError: Error, Sendable, Equatable {
     /// The stable snake_case reason clients and logs see.
     public var code: String {
         switch self {
-        case .badInput: return "bad_input"
         case .invalid(let reason, _): return reason.rawValue
         case .challengeUnknownOrUsed: return "challenge_unknown_or_used"
+        case .clientDataMismatch: return "client_data_mismatch"
         case .keyUnknown: return "key_unknown"
         case .keyAlreadyAttested: return "key_already_attested"
         case .keyRevoked: return "key_revoked"

@@ -43,7 +43,10 @@ public struct AppAttestService: Sendable {
     /// Apple's steps only, writing nothing: a caller with more to check (the device's bans) checks it
     /// between this and `commit`, so a refusal or an outage there leaves the challenge usable for a retry.
     public func verifyAttestation(keyID: String, attestationObject: Data, challenge: String) throws(AppAttestError) -> VerifiedKeyAttestation {
-        guard let keyBytes = Data(base64Encoded: keyID), keyBytes.count == 32 else { throw .badInput("key_id must be the base64 of 32 bytes, as generateKey returns it") }
+        // A key id that is not 32 bytes cannot be the credential's: the same refusal as a wrong one.
+        guard let keyBytes = Data(base64Encoded: keyID), keyBytes.count == 32 else {
+            throw .invalid(.keyIDMismatch, detail: "key_id must be the base64 of 32 bytes, as generateKey returns it")
+        }
         let challengeBytes = try Self.challengeBytes(challenge)
         let now = now()
         let verified: VerifiedAttestation
@@ -77,7 +80,7 @@ public struct AppAttestService: Sendable {
     public func verifyAssertion(keyID: String, assertion: Data, clientData: Data, challenge: String) async throws(AppAttestError) -> VerifiedKeyAssertion {
         _ = try Self.challengeBytes(challenge)
         guard let object = try? JSONValue.parse(clientData).objectValue, object["challenge"]?.stringValue == challenge else {
-            throw .badInput("client_data must be a JSON object whose \"challenge\" member is the challenge")
+            throw .clientDataMismatch
         }
         let found: AppAttestKeyRecord?
         do { found = try await ledger.appAttestKey(id: keyID) } catch { throw .storage(error) }
@@ -133,11 +136,9 @@ public struct AppAttestService: Sendable {
         if let allowed = settings.allowedValidationCategories, !allowed.contains(category) { throw .validationCategoryRefused(category) }
     }
 
-    /// A challenge as issued: base64url of 32 bytes.
+    /// A challenge as issued: base64url of 32 bytes. Anything else was never issued.
     static func challengeBytes(_ challenge: String) throws(AppAttestError) -> Data {
-        guard let bytes = Data(base64URLEncoded: challenge), bytes.count == 32 else {
-            throw .badInput("challenge must be one issued by POST /v1/app-attest/challenges (base64url of 32 bytes)")
-        }
+        guard let bytes = Data(base64URLEncoded: challenge), bytes.count == 32 else { throw .challengeUnknownOrUsed }
         return bytes
     }
 }
