@@ -335,7 +335,11 @@ function barChart(title, labels, series) {
   });
   chart.append(svg("text", { x: 2, y: top }, String(max)));
   chart.append(svg("text", { x: 2, y: height - bottom }, "0"));
-  series.forEach((s, j) => chart.append(svg("text", { x: left + j * 180, y: height - 8, class: "legend" }, "■ " + s.name)));
+  series.forEach((s, j) => {
+    // The key's swatch in the series' own colour (a text glyph would take the text colour).
+    chart.append(svg("rect", { x: left + j * 180, y: height - 17, width: 10, height: 10, class: s.className }));
+    chart.append(svg("text", { x: left + j * 180 + 14, y: height - 8, class: "legend" }, s.name));
+  });
   return el("figure", {}, chart, el("figcaption", {}, title));
 }
 
