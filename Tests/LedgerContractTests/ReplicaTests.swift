@@ -189,10 +189,14 @@ struct ReplicaTests {
         }
     }
 
-    @Test func aBusyPoolFailsTheNextCallWithinItsWait() async throws {
+    /// The pool's reaper ticks while calls come and sleeps untimed after a quiet spell (more than three waits):
+    /// a call must be refused in time either way.
+    @Test(arguments: [Duration.zero, .milliseconds(1_500)])
+    func aBusyPoolFailsTheNextCallWithinItsWait(quietSpell: Duration) async throws {
         try await withPostgres { store in
             let ledger = try store.openPostgres(poolSize: 1, poolWait: .milliseconds(300))
             _ = try await ledger.schemaVersion()   // the one connection is up
+            try await Task.sleep(for: quietSpell)
             let busy = Task { try await ledger.run { db throws(PostgresError) in try db.query("SELECT pg_sleep(1.5)") } }
             try await Task.sleep(for: .milliseconds(100))
             let start = ContinuousClock.now

@@ -26,6 +26,8 @@ final class ConnectionPool: Sendable {
         var queue: [Job] = []
         var head = 0
         var closed = false
+        /// The reaper sleeps without a timeout (only `submit` wakes it); otherwise it ticks by itself.
+        var reaperIdle = false
         var lastRefusal: (at: ContinuousClock.Instant, message: String)?
 
         var isEmpty: Bool { head == queue.count }
@@ -111,15 +113,17 @@ final class ConnectionPool: Sendable {
     }
 
     private func submit(_ job: Job) {
-        let outcome = state.withLock { s -> (closed: Bool, wasEmpty: Bool) in
+        let outcome = state.withLock { s -> (closed: Bool, wakeReaper: Bool) in
             if s.closed { return (true, false) }
-            let wasEmpty = s.isEmpty
             s.queue.append(job)
-            return (false, wasEmpty)
+            let wake = s.reaperIdle
+            s.reaperIdle = false
+            return (false, wake)
         }
         if outcome.closed { return job.fail(StorageError("the ledger is closed")) }
         workAvailable.signal()
-        if outcome.wasEmpty { reaperWake.signal() }
+        // Only an idle reaper needs waking: a ticking one sees the job within `wait`, still before its deadline.
+        if outcome.wakeReaper { reaperWake.signal() }
     }
 
     private func busyError() -> StorageError {
@@ -127,13 +131,18 @@ final class ConnectionPool: Sendable {
     }
 
     /// Fails the jobs at the head of the queue whose wait is over (all wait the same, so the head is the oldest).
+    ///
+    /// Under load the reaper ticks by itself (every `wait` at most, or at the head's deadline), so a submit
+    /// costs no wake-up of this thread; after a few ticks with nothing queued it sleeps until a submit wakes it.
     private func reap() {
+        var emptyTicks = 0
         while true {
             let next = state.withLock { s -> (closed: Bool, deadline: ContinuousClock.Instant?) in
                 (s.closed, s.isEmpty ? nil : s.queue[s.head].deadline)
             }
             if next.closed { break }
             if let deadline = next.deadline {
+                emptyTicks = 0
                 let remaining = deadline - .now
                 if remaining > .zero { _ = reaperWake.wait(timeout: DispatchTime.now() + .nanoseconds(Self.nanoseconds(remaining))) }
                 let expired = state.withLock { s -> [Job] in
@@ -144,8 +153,18 @@ final class ConnectionPool: Sendable {
                 }
                 let error = busyError()
                 expired.forEach { $0.fail(error) }
+            } else if emptyTicks < 3 {
+                // A job queued during this sleep has its deadline at least `wait` away: the next tick is in time.
+                emptyTicks += 1
+                _ = reaperWake.wait(timeout: DispatchTime.now() + .nanoseconds(Self.nanoseconds(wait)))
             } else {
-                reaperWake.wait()
+                emptyTicks = 0
+                let idle = state.withLock { s -> Bool in
+                    guard s.isEmpty, !s.closed else { return false }
+                    s.reaperIdle = true
+                    return true
+                }
+                if idle { reaperWake.wait() }
             }
         }
         finished.signal()
