@@ -34,7 +34,7 @@ let package = Package(
         .target(name: "EventLoops", dependencies: ["CEventLoop", "Locking"], swiftSettings: layered),
 
         // Layer 1: thin Swift wrappers over the C libraries.
-        .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL"], swiftSettings: layered),
+        .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL", "Locking"], swiftSettings: layered),
         .target(name: "OutboundHTTP", dependencies: ["CCurl", "EventLoops", "Locking"], swiftSettings: layered),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "EventLoops", "Locking"], swiftSettings: layered),
         // The ledger's seam: protocol and records, plain Swift (a PostgreSQL ledger plugs in here next).

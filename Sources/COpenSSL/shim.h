@@ -115,6 +115,13 @@ static inline int twobits_x509_stack_push(STACK_OF(X509) *stack, X509 *cert) { r
 /// Frees the stack itself, not the certificates it points to.
 static inline void twobits_x509_stack_free(STACK_OF(X509) *stack) { sk_X509_free(stack); }
 
+/// The top of a verified chain (the trust anchor), borrowed from the context; NULL when there is no chain.
+static inline X509 *twobits_x509_chain_top(X509_STORE_CTX *context) {
+    STACK_OF(X509) *chain = X509_STORE_CTX_get0_chain(context);
+    int count = chain ? sk_X509_num(chain) : 0;
+    return count > 0 ? sk_X509_value(chain, count - 1) : NULL;
+}
+
 /// A P-256 public key from its encoded point (EVP_PKEY_fromdata; much cheaper than decoding a
 /// SubjectPublicKeyInfo through OpenSSL 3's decoder framework). Points off the curve are refused.
 static inline EVP_PKEY *twobits_p256_public_from_point(const unsigned char *point, size_t len) {
