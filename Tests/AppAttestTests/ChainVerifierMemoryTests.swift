@@ -18,14 +18,25 @@ import TwoBitsCrypto
 
         init(rootValidity: ClosedRange<Date> = (now - 365 * day)...(now + 365 * day),
              intermediateValidity: ClosedRange<Date> = (now - 365 * day)...(now + 365 * day),
-             rootExtensions: [(oid: String, der: Data)] = []) throws {
+             rootExtensions: [(oid: String, der: Data)] = [], intermediateExtensions: [(oid: String, der: Data)] = []) throws {
             root = try X509CertificateBuilder(commonName: "Memory Root", serial: 1, notBefore: rootValidity.lowerBound,
                                               notAfter: rootValidity.upperBound, isCA: true, extensions: rootExtensions)
                 .issue(subjectKey: rootKey.publicKey, issuer: nil, issuerKey: rootKey)
             intermediate = try X509CertificateBuilder(commonName: "Memory CA 1", serial: 2, notBefore: intermediateValidity.lowerBound,
-                                                      notAfter: intermediateValidity.upperBound, isCA: true)
+                                                      notAfter: intermediateValidity.upperBound, isCA: true, extensions: intermediateExtensions)
                 .issue(subjectKey: intermediateKey.publicKey, issuer: root, issuerKey: rootKey)
             verifier = try CertificateChainVerifier(roots: [root])
+        }
+
+        /// Another intermediate of the same root, with a leaf it signed.
+        func sibling(_ number: UInt64) throws -> (intermediate: X509Certificate, leaf: X509Certificate) {
+            let key = P256PrivateKey.generate()
+            let sibling = try X509CertificateBuilder(commonName: "Memory CA \(number)", serial: 10 + number, notBefore: now - 365 * day,
+                                                     notAfter: now + 365 * day, isCA: true)
+                .issue(subjectKey: key.publicKey, issuer: root, issuerKey: rootKey)
+            let leaf = try X509CertificateBuilder(commonName: "leaf \(number)", serial: 100 + number, notBefore: now - day, notAfter: now + day, isCA: false)
+                .issue(subjectKey: P256PrivateKey.generate().publicKey, issuer: sibling, issuerKey: key)
+            return (sibling, leaf)
         }
 
         func leaf(signedBy key: P256PrivateKey? = nil, validity: ClosedRange<Date> = (now - day)...(now + day)) throws -> X509Certificate {
@@ -94,13 +105,39 @@ import TwoBitsCrypto
         #expect(chain.verifier.anchoredIntermediateCount == 1)
     }
 
-    /// A root with policies bears on every path below it: its chains are always verified whole.
-    @Test func aRootWithPoliciesIsNeverLeftOut() throws {
-        let anyPolicy = Data([0x30, 0x08, 0x30, 0x06, 0x06, 0x04, 0x55, 0x1D, 0x20, 0x00])
-        let chain = try Chain(rootExtensions: [(oid: "2.5.29.32", der: anyPolicy)])
+    /// Policies or name constraints on the root or the intermediate bear on the whole path (and OpenSSL ignores
+    /// an anchor's policies): such chains are always verified whole.
+    @Test(arguments: [(onRoot: true, oid: "2.5.29.32"), (onRoot: false, oid: "2.5.29.32"), (onRoot: false, oid: "2.5.29.36")])
+    func aChainWithPathWideExtensionsIsNeverCut(onRoot: Bool, oid: String) throws {
+        // certificatePolicies { anyPolicy }, or policyConstraints { requireExplicitPolicy 5 } (never reached here).
+        let der = oid == "2.5.29.32" ? Data([0x30, 0x08, 0x30, 0x06, 0x06, 0x04, 0x55, 0x1D, 0x20, 0x00]) : Data([0x30, 0x03, 0x80, 0x01, 0x05])
+        let chain = onRoot ? try Chain(rootExtensions: [(oid: oid, der: der)]) : try Chain(intermediateExtensions: [(oid: oid, der: der)])
         try chain.verifier.verify(leaf: chain.leaf(), intermediates: [chain.intermediate], at: Self.now)
         try chain.verifier.verify(leaf: chain.leaf(), intermediates: [chain.intermediate], at: Self.now)
         #expect(chain.verifier.anchoredIntermediateCount == 0)
+    }
+
+    /// The intermediate's own period is still judged once it is the anchor (OpenSSL checks an anchor's dates).
+    @Test func aRememberedIntermediateThatExpiresIsRefused() throws {
+        let chain = try Chain(intermediateValidity: (Self.now - 365 * Self.day)...(Self.now + 10 * Self.day))
+        try chain.verifier.verify(leaf: chain.leaf(), intermediates: [chain.intermediate], at: Self.now)
+        #expect(chain.verifier.anchoredIntermediateCount == 1)
+        let lateLeaf = try chain.leaf(validity: (Self.now - Self.day)...(Self.now + 100 * Self.day))
+        #expect(Self.reason {
+            try chain.verifier.verify(leaf: lateLeaf, intermediates: [chain.intermediate], at: Self.now + 15 * Self.day) } == "certificate has expired")
+        try chain.verifier.verify(leaf: lateLeaf, intermediates: [chain.intermediate], at: Self.now + 5 * Self.day)
+    }
+
+    /// At most `maxAnchoredIntermediates` are remembered; the others keep verifying whole, each through its own intermediate.
+    @Test func theRememberedIntermediatesAreBounded() throws {
+        let chain = try Chain()
+        let limit = CertificateChainVerifier.maxAnchoredIntermediates
+        for number in 1...UInt64(limit + 2) {
+            let sibling = try chain.sibling(number)
+            try chain.verifier.verify(leaf: sibling.leaf, intermediates: [sibling.intermediate], at: Self.now)
+            try chain.verifier.verify(leaf: sibling.leaf, intermediates: [sibling.intermediate], at: Self.now)
+            #expect(chain.verifier.anchoredIntermediateCount == min(Int(number), limit))
+        }
     }
 
     @Test func appleCA1IsRememberedOnTheRealCapture() throws {

@@ -25,12 +25,18 @@ final class AnchoredIntermediate: @unchecked Sendable {
 
     deinit { X509_STORE_free(store) }
 
-    /// Whether the root may be left out of later verifications: a root whose name or policy constraints
-    /// would bear on the leaf must stay in every chain (OpenSSL applies those to the whole path).
-    static func rootAllowsAnchoring(_ root: X509Certificate) -> Bool {
-        [NID_name_constraints, NID_policy_constraints, NID_inhibit_any_policy, NID_certificate_policies]
-            .allSatisfy { X509_get_ext_by_NID(root.cert, $0, -1) < 0 }
+    /// Whether the chain root → intermediate may be cut at the intermediate. OpenSSL does not process a trust
+    /// anchor's policy extensions, so a root or an intermediate carrying any would be judged differently once
+    /// the intermediate is the anchor; name constraints bear on every certificate below. Such chains are
+    /// always verified whole (Apple's App Attestation root and CA 1 carry none of these).
+    static func allowsAnchoring(root: X509Certificate, intermediate: X509Certificate) -> Bool {
+        [root, intermediate].allSatisfy { certificate in
+            pathWideExtensions.allSatisfy { X509_get_ext_by_NID(certificate.cert, $0, -1) < 0 }
+        }
     }
+
+    private static let pathWideExtensions = [NID_name_constraints, NID_certificate_policies, NID_policy_constraints,
+                                             NID_policy_mappings, NID_inhibit_any_policy]
 
     /// The root's validity period at `time`, judged as OpenSSL judges it in a full chain (and with its error codes).
     func checkRootTime(_ time: time_t) throws(X509Error) {

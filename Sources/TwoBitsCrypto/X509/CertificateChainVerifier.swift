@@ -5,8 +5,8 @@ import Locking
 /// Verifies certificate chains to fixed roots at a chosen time, with OpenSSL's X.509 verification.
 ///
 /// Only the roots given here are trusted: no system trust store, no partial chains (the chain must
-/// reach one of the roots, an intermediate alone is never an anchor). The store is built once and
-/// shared; each verification has its own context.
+/// reach one of the roots; an intermediate is an anchor only once it has itself verified to one, below).
+/// The store is built once and shared; each verification has its own context.
 ///
 /// A chain of one intermediate that has verified once is remembered (by its exact DER, at most
 /// `maxAnchoredIntermediates` of them): later chains through the same intermediate skip the root's signature
@@ -51,15 +51,15 @@ public final class CertificateChainVerifier: @unchecked Sendable {
     package var anchoredIntermediateCount: Int { anchored.withLock { $0.count } }
 
     private func anchoredIntermediate(matching certificate: X509Certificate) -> AnchoredIntermediate? {
-        let der = certificate.der
-        return anchored.withLock { list in list.first { $0.certificate.hasDER(der) } }
+        anchored.withLock { list in list.first { $0.certificate.hasSameDER(as: certificate) } }
     }
 
     private func remember(_ intermediate: X509Certificate, signedBy top: OpaquePointer) {
-        guard let root = roots.first(where: { X509_cmp($0.cert, top) == 0 }), AnchoredIntermediate.rootAllowsAnchoring(root),
+        guard let root = roots.first(where: { X509_cmp($0.cert, top) == 0 }),
+              AnchoredIntermediate.allowsAnchoring(root: root, intermediate: intermediate),
               let entry = AnchoredIntermediate(certificate: intermediate, root: root) else { return }
         anchored.withLock { list in
-            guard list.count < Self.maxAnchoredIntermediates, !list.contains(where: { $0.certificate.hasDER(intermediate.der) }) else { return }
+            guard list.count < Self.maxAnchoredIntermediates, !list.contains(where: { $0.certificate.hasSameDER(as: intermediate) }) else { return }
             list.append(entry)
         }
     }

@@ -11,6 +11,9 @@ public final class X509Certificate: @unchecked Sendable {
     /// The exact DER bytes it was parsed from.
     public var der: Data { Data(derBytes) }
 
+    /// Whether `other` was parsed from exactly the same DER bytes.
+    func hasSameDER(as other: X509Certificate) -> Bool { derBytes == other.derBytes }
+
     /// Whether these are exactly its DER bytes (without copying them).
     public func hasDER(_ other: Data) -> Bool {
         other.count == derBytes.count && other.withUnsafeBytes { o in derBytes.withUnsafeBytes { memcmp(o.baseAddress!, $0.baseAddress!, $0.count) == 0 } }
