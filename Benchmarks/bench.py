@@ -561,6 +561,8 @@ class Bench:
         }
         if self.args.database_pool_size:
             config["database_pool_size"] = self.args.database_pool_size
+        if self.args.database_pipelines:
+            config["database_pipelines"] = self.args.database_pipelines
         if self.args.compare_ledgers or self.args.ledger == "postgres":
             self.postgres = Postgres(self.args.postgres)
 
@@ -569,8 +571,15 @@ class Bench:
             database = self.postgres.create_database("bench_%s" % name.replace("-", "_")) if ledger == "postgres" \
                 else os.path.join(w, "%s.sqlite" % name)
             path = os.path.join(w, "config-%s.json" % name)
+            own = dict(config, database=database)
+            if replicas > 1:
+                # Replicas on one machine share its cores: each gets its part of server.threads, as a
+                # deployment would give each its share (two processes each running a loop per core would
+                # only add context switches on a machine that is already busy).
+                threads = self.args.replica_threads or max(1, self.args.server_threads // replicas)
+                own["server"] = dict(config["server"], threads=threads)
             with open(path, "w") as f:
-                json.dump(dict(config, database=database), f, indent=2)
+                json.dump(own, f, indent=2)
             return Target(name, label, [self.binary, "serve", "--config", path], w, True, replicas=replicas, ledger=ledger)
 
         if self.args.compare_ledgers:
@@ -1427,6 +1436,9 @@ def main(argv):
     p.add_argument("--postgres", metavar="URI", help="run PostgreSQL targets against this cluster instead of starting one")
     p.add_argument("--replicas", type=int, default=1, help="twobits serve processes on one configuration (needs --ledger postgres)")
     p.add_argument("--database-pool-size", type=int, help="database_pool_size in the configuration (default: the service's)")
+    p.add_argument("--database-pipelines", type=int, help="database_pipelines in the configuration (default: the service's)")
+    p.add_argument("--replica-threads", type=int,
+                   help="server.threads of each replica when there are several (default: --server-threads divided among them)")
     p.add_argument("--compare-ledgers", action="store_true",
                    help="issue 9: only TwoBits on SQLite, on PostgreSQL and two replicas on one PostgreSQL, back to back "
                         "(fallback and claim at 50 ms, 512 connections; no Go peer); writes results/ledgers.json")

@@ -129,9 +129,12 @@ import TwoBitsService
 
     @Test func poolSettingsAreReadAndBounded() throws {
         let base = #"{"apple":{"team_id":"T","key_id":"K","private_key_file":"k.p8"},"database":"postgresql://u:pw@h/d","#
-        let c = try ServiceConfiguration.parse(Data((base + #""database_pool_size":3,"database_pool_wait_ms":150}"#).utf8))
-        #expect(c.databasePool == .init(size: 3, waitMilliseconds: 150))
+        let c = try ServiceConfiguration.parse(Data((base + #""database_pool_size":3,"database_pipelines":5,"database_pool_wait_ms":150}"#).utf8))
+        #expect(c.databasePool == .init(size: 3, pipelines: 5, waitMilliseconds: 150))
+        #expect(try ServiceConfiguration.parse(Data((base + #""database_pool_size":3}"#).utf8)).databasePool.pipelines == ServiceDefaults.DatabasePool.pipelines)
         #expect(throws: ConfigurationError.self) { try ServiceConfiguration.parse(Data((base + #""database_pool_size":0}"#).utf8)) }
+        #expect(throws: ConfigurationError.self) { try ServiceConfiguration.parse(Data((base + #""database_pipelines":0}"#).utf8)) }
+        #expect(throws: ConfigurationError.self) { try ServiceConfiguration.parse(Data((base + #""database_pipelines":65}"#).utf8)) }
         do {
             _ = try ServiceConfiguration.parse(Data((base + #""database_pool_wait_ms":-1}"#).utf8))
             Issue.record("a negative wait was accepted")

@@ -10,6 +10,7 @@ import TwoBitsService
         ("Top level", "listen", "`\"\(ServiceDefaults.listen)\"`"),
         ("Top level", "database", "`\"\(ServiceDefaults.database)\"`"),
         ("Top level", "database_pool_size", "`\(ServiceDefaults.DatabasePool.size)`"),
+        ("Top level", "database_pipelines", "`\(ServiceDefaults.DatabasePool.pipelines)`"),
         ("Top level", "database_pool_wait_ms", "`\(ServiceDefaults.DatabasePool.waitMilliseconds)`"),
         ("`apple`", "environment", "`\"\(ServiceDefaults.Apple.environment)\"`"),
         ("`apple`", "timeout_ms", "`\(ServiceDefaults.Apple.timeoutMilliseconds)`"),

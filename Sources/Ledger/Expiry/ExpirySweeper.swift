@@ -9,11 +9,16 @@ public final class ExpirySweeper: Sendable {
     /// Runs `sweep` when `table` was last swept a second or more before `nowMS`; a failed sweep is
     /// retried at the next due time (expired rows only cost space, never a wrong answer).
     public func sweepIfDue<E: Error>(table: String, nowMS: Int64, _ sweep: () throws(E) -> Void) {
-        let due = lastSweep.withLock { last -> Bool in
+        if claimIfDue(table: table, nowMS: nowMS) { try? sweep() }
+    }
+
+    /// True, and `table` counted as swept at `nowMS`, when it was last swept a second or more before: the
+    /// caller then runs the sweep (for ledgers whose sweep is asynchronous).
+    public func claimIfDue(table: String, nowMS: Int64) -> Bool {
+        lastSweep.withLock { last -> Bool in
             guard nowMS - (last[table] ?? 0) >= 1_000 else { return false }
             last[table] = nowMS
             return true
         }
-        if due { try? sweep() }
     }
 }

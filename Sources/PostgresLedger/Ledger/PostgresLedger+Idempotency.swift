@@ -13,18 +13,17 @@ extension PostgresLedger {
         try await presence.ensure(owner)
         let nowMS = Self.ms(now)
         let cutoff = nowMS - Int64(Self.idempotencyWindow * 1000)
-        let sweeper = self.sweeper
         let fresh: [PostgresValue] = [.text(client), .text(key), .text(requestHash), .integer(nowMS), .text(owner)]
         let insert = """
             INSERT INTO idempotency_keys (client, key, request_hash, created_ms, owner) VALUES ($1, $2, $3, $4, $5)
             ON CONFLICT (client, key) DO NOTHING RETURNING 1 AS inserted
             """
-        return try await run { db throws(PostgresError) -> IdempotencyBegin in
-            let begin: IdempotencyBegin
-            if try !db.query(insert, fresh).isEmpty {
-                begin = .started
-            } else {
-                begin = try db.transaction { db throws(PostgresError) -> IdempotencyBegin in
+        let begin: IdempotencyBegin
+        if try await !statement(insert, fresh).isEmpty {
+            begin = .started
+        } else {
+            begin = try await run { db throws(PostgresError) -> IdempotencyBegin in
+                try db.transaction { db throws(PostgresError) -> IdempotencyBegin in
                     // A row that vanishes between the insert and the read (abandoned) is claimed by inserting again.
                     for _ in 0..<5 {
                         guard let row = try db.query("""
@@ -52,12 +51,17 @@ extension PostgresLedger {
                     throw PostgresError(sqlState: "40001", message: "the idempotency key kept changing")
                 }
             }
-            // Keys past the window, swept at most once a second per instance and by one replica at a time.
-            sweeper.sweepIfDue(table: "idempotency_keys", nowMS: nowMS) { () throws(PostgresError) in
-                try Self.sweep(db, lock: 3, "DELETE FROM idempotency_keys WHERE created_ms < $1", cutoff)
-            }
-            return begin
         }
+        // Keys past the window, swept at most once a second per instance and by one replica at a time.
+        await sweepIfDue(table: "idempotency_keys", lock: 3, "DELETE FROM idempotency_keys WHERE created_ms < $1", cutoff)
+        return begin
+    }
+
+    /// Runs `delete` (`sweep`) when this instance last swept `table` a second or more ago; a failure waits
+    /// for the next due time (expired rows only cost space, never a wrong answer).
+    func sweepIfDue(table: String, lock: Int32, _ delete: String, _ bound: Int64) async {
+        guard sweeper.claimIfDue(table: table, nowMS: Self.ms(Date())) else { return }
+        _ = try? await run { db throws(PostgresError) in try Self.sweep(db, lock: lock, delete, bound) }
     }
 
     /// Runs `delete` under a transaction-level advisory lock when no other replica holds it; skips otherwise.
@@ -69,26 +73,20 @@ extension PostgresLedger {
     }
 
     public func recordIntent(client: String, key: String, intent: String) async throws(StorageError) {
-        try await run { db throws(PostgresError) in
-            try db.query("UPDATE idempotency_keys SET intent = $1 WHERE client = $2 AND key = $3", [.text(intent), .text(client), .text(key)])
-        }
+        try await statement("UPDATE idempotency_keys SET intent = $1 WHERE client = $2 AND key = $3", [.text(intent), .text(client), .text(key)])
     }
 
     public func completeIdempotent(client: String, key: String, status: Int, body: Data) async throws(StorageError) {
-        try await run { db throws(PostgresError) in
-            try db.query("UPDATE idempotency_keys SET status = $1, body = $2 WHERE client = $3 AND key = $4",
-                         [.int(status), .bytea(body), .text(client), .text(key)])
-        }
+        try await statement("UPDATE idempotency_keys SET status = $1, body = $2 WHERE client = $3 AND key = $4",
+                            [.int(status), .bytea(body), .text(client), .text(key)])
     }
 
     public func abandonIdempotent(client: String, key: String) async throws(StorageError) {
-        try await run { db throws(PostgresError) in
-            // One statement, one round trip: the two touch disjoint rows (with and without an intent), as
-            // SQLite's delete-then-update does.
-            try db.query("""
-                WITH forgotten AS (DELETE FROM idempotency_keys WHERE client = $1 AND key = $2 AND status IS NULL AND intent IS NULL)
-                UPDATE idempotency_keys SET owner = NULL WHERE client = $1 AND key = $2 AND status IS NULL AND intent IS NOT NULL
-                """, [.text(client), .text(key)])
-        }
+        // One statement, one round trip: the two touch disjoint rows (with and without an intent), as
+        // SQLite's delete-then-update does.
+        try await statement("""
+            WITH forgotten AS (DELETE FROM idempotency_keys WHERE client = $1 AND key = $2 AND status IS NULL AND intent IS NULL)
+            UPDATE idempotency_keys SET owner = NULL WHERE client = $1 AND key = $2 AND status IS NULL AND intent IS NOT NULL
+            """, [.text(client), .text(key)])
     }
 }

@@ -7,7 +7,7 @@ extension PostgresLedger {
     }
 
     public func forgetDeviceToken(digest: String) async throws(StorageError) {
-        try await run { db throws(PostgresError) in try db.query("DELETE FROM device_token_uses WHERE digest = $1", [.text(digest)]) }
+        try await statement("DELETE FROM device_token_uses WHERE digest = $1", [.text(digest)])
     }
 
     public func consumeTokenID(_ jti: String, until: Date, now: Date) async throws(StorageError) -> Bool {
@@ -20,17 +20,12 @@ extension PostgresLedger {
     /// Expired rows are swept at most once a second per instance, by one replica at a time.
     func insertOnce(table: String, column: String, value: String, until: Date, now: Date, sweepLock: Int32) async throws(StorageError) -> Bool {
         let nowMS = Self.ms(now)
-        let sweeper = self.sweeper
-        return try await run { db throws(PostgresError) -> Bool in
-            let rows = try db.query("""
-                INSERT INTO \(table) (\(column), expires_ms) VALUES ($1, $2)
-                ON CONFLICT (\(column)) DO UPDATE SET expires_ms = excluded.expires_ms WHERE \(table).expires_ms <= $3
-                RETURNING 1 AS inserted
-                """, [.text(value), .ms(until), .integer(nowMS)])
-            sweeper.sweepIfDue(table: table, nowMS: nowMS) { () throws(PostgresError) in
-                try Self.sweep(db, lock: sweepLock, "DELETE FROM \(table) WHERE expires_ms <= $1", nowMS)
-            }
-            return !rows.isEmpty
-        }
+        let rows = try await statement("""
+            INSERT INTO \(table) (\(column), expires_ms) VALUES ($1, $2)
+            ON CONFLICT (\(column)) DO UPDATE SET expires_ms = excluded.expires_ms WHERE \(table).expires_ms <= $3
+            RETURNING 1 AS inserted
+            """, [.text(value), .ms(until), .integer(nowMS)])
+        await sweepIfDue(table: table, lock: sweepLock, "DELETE FROM \(table) WHERE expires_ms <= $1", nowMS)
+        return !rows.isEmpty
     }
 }

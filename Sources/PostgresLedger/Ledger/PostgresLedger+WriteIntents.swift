@@ -6,38 +6,31 @@ extension PostgresLedger {
         event.intentID = intent.id
         let values = Self.values(event)
         let at = event.at
-        let instance = self.instance
         // One statement (atomic as a transaction), one round trip.
-        try await run { db throws(PostgresError) in
-            try db.query("""
-                WITH event AS (INSERT INTO audit_events (\(Self.auditColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11))
-                INSERT INTO write_intents (intent_id, token_prefix, bits, month, success_result, created_ms, owner)
-                VALUES ($12, $13, $14, $15, $16, $17, $18)
-                """, values + [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits), .text(intent.month), .text(intent.successResult),
-                               .ms(at), .text(instance)])
-        }
+        try await statement("""
+            WITH event AS (INSERT INTO audit_events (\(Self.auditColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11))
+            INSERT INTO write_intents (intent_id, token_prefix, bits, month, success_result, created_ms, owner)
+            VALUES ($12, $13, $14, $15, $16, $17, $18)
+            """, values + [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits), .text(intent.month), .text(intent.successResult),
+                           .ms(at), .text(instance)])
     }
 
     public func resolveWriteIntent(id: String, result: String, bitsAfter: String?, reason: String?, transactionID: String?) async throws(StorageError) {
         // One statement: the event settled and, unless the result is still unknown, the intent forgotten.
-        try await run { db throws(PostgresError) in
-            try db.query("""
-                WITH settled AS (UPDATE audit_events SET result = $1, bits_after = $2, reason = $3, transaction_id = $4
-                                 WHERE intent_id = $5 AND result IN ('pending', 'unknown'))
-                DELETE FROM write_intents WHERE intent_id = $5 AND $1 <> 'unknown'
-                """, [.text(result), .optional(bitsAfter), .optional(reason), .optional(transactionID), .text(id)])
-        }
+        try await statement("""
+            WITH settled AS (UPDATE audit_events SET result = $1, bits_after = $2, reason = $3, transaction_id = $4
+                             WHERE intent_id = $5 AND result IN ('pending', 'unknown'))
+            DELETE FROM write_intents WHERE intent_id = $5 AND $1 <> 'unknown'
+            """, [.text(result), .optional(bitsAfter), .optional(reason), .optional(transactionID), .text(id)])
     }
 
     public func unknownWriteIntents(tokenPrefix: String, limit: Int) async throws(StorageError) -> [WriteIntent] {
-        let rows = try await run { db throws(PostgresError) in
-            try db.query("""
-                SELECT a.*, w.token_prefix AS intent_token_prefix, w.bits, w.month, w.success_result FROM write_intents w
-                JOIN audit_events a ON a.intent_id = w.intent_id
-                WHERE w.token_prefix = $1 AND a.result = 'unknown'
-                ORDER BY a.id LIMIT $2
-                """, [.text(tokenPrefix), .int(max(1, limit))])
-        }
+        let rows = try await statement("""
+            SELECT a.*, w.token_prefix AS intent_token_prefix, w.bits, w.month, w.success_result FROM write_intents w
+            JOIN audit_events a ON a.intent_id = w.intent_id
+            WHERE w.token_prefix = $1 AND a.result = 'unknown'
+            ORDER BY a.id LIMIT $2
+            """, [.text(tokenPrefix), .int(max(1, limit))])
         return rows.map { r in
             WriteIntent(id: r.string("intent_id") ?? "", tokenPrefix: r.string("intent_token_prefix") ?? "", bits: r.string("bits") ?? "",
                         month: r.string("month") ?? "", successResult: r.string("success_result") ?? "ok", event: Self.event(r))

@@ -2,12 +2,17 @@ import FoundationEssentials
 public import Ledger
 import Locking
 
-/// The shared ledger for replicas: PostgreSQL through libpq, a bounded pool of blocking connections on
+/// The shared ledger for replicas: PostgreSQL through libpq, bounded pools of blocking connections on
 /// threads of their own (no event loop waits on the network). Same statements and semantics as
 /// `SQLiteLedger`; what one process guaranteed alone holds across replicas by the database's own means
 /// (conflict clauses, row locks, advisory locks: see each extension).
+///
+/// Two pools: `pipelines`, a few connections that carry the one-statement calls (most of them: a fallback
+/// exchange makes one, a claim three), as many as are queued per round trip; and `pool` for the calls that
+/// need a transaction of several statements, one call per connection at a time.
 public final class PostgresLedger: Ledger {
     let pool: ConnectionPool
+    let pipelines: ConnectionPool
     let presence: Presence
     /// This instance, as the owner of the write intents it records (its presence lock is taken at init).
     let instance: String
@@ -21,9 +26,10 @@ public final class PostgresLedger: Ledger {
 
     /// Connects (fails with a clear StorageError if the server cannot be reached), applies migrations unless told not to.
     /// A schema newer than this build is refused; without `applyMigrations`, so is an older one (run `twobits migrate`).
-    /// `poolSize` connections, each on a thread of its own, plus one holding this instance's presence locks;
-    /// a call no connection takes up within `poolWait` fails with a StorageError.
-    public init(uri: String, poolSize: Int = 8, poolWait: Duration = .seconds(2), applyMigrations: Bool = true,
+    /// `poolSize` connections for transactions and `pipelineConnections` for single statements, each on a
+    /// thread of its own, plus one holding this instance's presence locks; a call no connection takes up
+    /// within `poolWait` fails with a StorageError.
+    public init(uri: String, poolSize: Int = 8, pipelineConnections: Int = 2, poolWait: Duration = .seconds(2), applyMigrations: Bool = true,
                 observer: (any LedgerCallObserver)? = nil) throws(StorageError) {
         self.uri = uri
         self.observer = observer
@@ -42,6 +48,7 @@ public final class PostgresLedger: Ledger {
             presence = try Presence(uri: uri, connection: first, owners: [instance])
         } catch { throw StorageError("PostgreSQL: \(error)") }
         pool = ConnectionPool(uri: uri, size: poolSize, wait: poolWait, name: "twobits-pg")
+        pipelines = ConnectionPool(uri: uri, size: pipelineConnections, wait: poolWait, name: "twobits-pgpipe")
     }
 
     deinit { close() }
@@ -63,6 +70,7 @@ public final class PostgresLedger: Ledger {
     /// Closes every connection (and releases this instance's presence lock).
     public func close() {
         pool.close()
+        pipelines.close()
         presence.close()
     }
 
@@ -75,10 +83,8 @@ public final class PostgresLedger: Ledger {
         var failure: StorageError?
         do {
             let nowMS = Self.ms(Date())
-            try await run { db throws(PostgresError) in
-                try db.query("INSERT INTO health_probe (id, at_ms) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at_ms = excluded.at_ms",
-                             [.integer(nowMS)])
-            }
+            try await statement("INSERT INTO health_probe (id, at_ms) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET at_ms = excluded.at_ms",
+                                [.integer(nowMS)])
         } catch { failure = error }
         try lastProbe.remember(failure, at: now)
     }
@@ -89,6 +95,16 @@ public final class PostgresLedger: Ledger {
         let start = ContinuousClock.now
         defer { observer.ledgerCallFinished(seconds: (ContinuousClock.now - start).inSeconds) }
         return try await pool.run(body)
+    }
+
+    /// Runs one statement in a transaction of its own on the `pipelines` connections, where statements queued
+    /// at the same moment share a round trip. The hot single-statement ledger calls go through here.
+    @discardableResult
+    func statement(_ sql: String, _ parameters: [PostgresValue]) async throws(StorageError) -> [PostgresRow] {
+        guard let observer else { return try await pipelines.execute(sql, parameters) }
+        let start = ContinuousClock.now
+        defer { observer.ledgerCallFinished(seconds: (ContinuousClock.now - start).inSeconds) }
+        return try await pipelines.execute(sql, parameters)
     }
 
     /// A direct connection for the synchronous admin paths (`migrate`, `importTables`, `tableCounts`).

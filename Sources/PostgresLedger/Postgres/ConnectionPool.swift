@@ -11,16 +11,26 @@ import Dispatch
 /// server refuses connections, jobs within `backoff` of the last refusal fail without trying again.
 final class ConnectionPool: Sendable {
     private final class Job: @unchecked Sendable {
+        enum Work {
+            /// Runs on a worker; returns the error instead of resuming, so the worker decides (retry, reconnect).
+            case body((PostgresConnection) -> PostgresError?)
+            /// One statement, sent in one pipeline with the other statements queued behind it.
+            case statement(PostgresStatement, succeed: ([PostgresRow]) -> Void)
+        }
         let deadline: ContinuousClock.Instant
-        /// Runs on a worker; returns the error instead of resuming, so the worker decides (retry, reconnect).
-        let perform: (PostgresConnection) -> PostgresError?
+        let work: Work
         let fail: (StorageError) -> Void
-        init(deadline: ContinuousClock.Instant, perform: @escaping (PostgresConnection) -> PostgresError?, fail: @escaping (StorageError) -> Void) {
+        init(deadline: ContinuousClock.Instant, work: Work, fail: @escaping (StorageError) -> Void) {
             self.deadline = deadline
-            self.perform = perform
+            self.work = work
             self.fail = fail
         }
+        var isStatement: Bool { if case .statement = work { return true }; return false }
     }
+
+    /// The most statements one pipeline carries: enough to take a burst's queue in one round trip, few
+    /// enough that the first of them is not kept waiting on the last.
+    static let pipelineLimit = 32
 
     private struct State {
         var queue: [Job] = []
@@ -29,8 +39,11 @@ final class ConnectionPool: Sendable {
         /// The reaper sleeps without a timeout (only `submit` wakes it); otherwise it ticks by itself.
         var reaperIdle = false
         var lastRefusal: (at: ContinuousClock.Instant, message: String)?
+        /// The most statements one pipeline has carried (tests read it: batching is the point of `execute`).
+        var largestPipeline = 0
 
         var isEmpty: Bool { head == queue.count }
+        var first: Job? { head < queue.count ? queue[head] : nil }
         mutating func pop() -> Job? {
             guard head < queue.count else { return nil }
             let job = queue[head]
@@ -85,16 +98,32 @@ final class ConnectionPool: Sendable {
     /// times): bodies are whole transactions or single statements.
     func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> T) async throws(StorageError) -> T {
         let result: Result<T, StorageError> = await withCheckedContinuation { continuation in
-            let job = Job(deadline: .now + wait, perform: { connection in
+            let job = Job(deadline: .now + wait, work: .body({ connection in
                 do throws(PostgresError) {
                     continuation.resume(returning: .success(try body(connection)))
                     return nil
                 } catch { return error }
-            }, fail: { continuation.resume(returning: .failure($0)) })
+            }), fail: { continuation.resume(returning: .failure($0)) })
             submit(job)
         }
         return try result.get()
     }
+
+    /// Runs one statement on a pooled connection, in a transaction of its own. Statements queued together
+    /// share a round trip (`PostgresConnection.pipeline`); a deadlock or serialization failure runs the
+    /// statement again, alone (up to 3 times in all).
+    func execute(_ sql: String, _ parameters: [PostgresValue]) async throws(StorageError) -> [PostgresRow] {
+        let result: Result<[PostgresRow], StorageError> = await withCheckedContinuation { continuation in
+            let job = Job(deadline: .now + wait, work: .statement(PostgresStatement(sql: sql, parameters: parameters), succeed: {
+                continuation.resume(returning: .success($0))
+            }), fail: { continuation.resume(returning: .failure($0)) })
+            submit(job)
+        }
+        return try result.get()
+    }
+
+    /// The most statements one round trip has carried so far.
+    var largestPipeline: Int { state.withLock { $0.largestPipeline } }
 
     /// Stops the workers after the jobs they are running, fails the queued ones, closes every connection.
     func close() {
@@ -181,44 +210,102 @@ final class ConnectionPool: Sendable {
                 workAvailable.wait()
                 signalled = true
             }
-            let (closed, job) = state.withLock { s in (s.closed, s.closed ? nil : s.pop()) }
+            let (closed, taken) = state.withLock { s -> (Bool, [Job]) in
+                guard !s.closed else { return (true, []) }
+                guard let job = s.pop() else { return (false, []) }
+                var jobs = [job]
+                // Statements queued behind a statement go along in its pipeline.
+                while job.isStatement, jobs.count < Self.pipelineLimit, let next = s.first, next.isStatement, let taken = s.pop() { jobs.append(taken) }
+                s.largestPipeline = max(s.largestPipeline, jobs.count)
+                return (false, jobs)
+            }
             if closed { break }
-            guard let job else {
+            guard !taken.isEmpty else {
                 if !signalled { connection = ping(connection) }
                 continue
             }
-            if job.deadline < .now {
+            // Each queued job signalled once: the signals of the jobs taken along are this worker's, so no other
+            // worker wakes to an empty queue (a signal another worker already took costs that one wake-up only).
+            for _ in 1..<taken.count { _ = workAvailable.wait(timeout: .now()) }
+            let now = ContinuousClock.now
+            let jobs = taken.filter { job in
+                if job.deadline >= now { return true }
                 job.fail(busyError())
-                continue
+                return false
             }
+            guard !jobs.isEmpty else { continue }
             if let current = connection, !current.isAlive {
                 connection = nil
                 onLost?()
             }
             if connection == nil {
                 do throws(PostgresError) { connection = try connect() } catch {
-                    job.fail(StorageError("PostgreSQL unreachable: \(error.message)", kind: .unreachable))
+                    let failure = StorageError("PostgreSQL unreachable: \(error.message)", kind: .unreachable)
+                    jobs.forEach { $0.fail(failure) }
                     continue
                 }
             }
             guard let current = connection else { continue }
-            var attempt = 0
-            while true {
-                attempt += 1
-                guard let error = job.perform(current) else { break }
-                if error.isRetryable, attempt < 3, current.isHealthy { continue }
-                if error.connectionLost || !current.isHealthy {
-                    connection = nil
-                    onLost?()
-                    job.fail(StorageError("PostgreSQL unreachable: \(error.message)", kind: .unreachable))
-                } else {
-                    job.fail(StorageError("PostgreSQL: \(error)"))
-                }
-                break
+            let healthy: Bool
+            if case .body(let perform) = jobs[0].work {
+                healthy = run(perform, failing: jobs[0], on: current)
+            } else {
+                healthy = runStatements(jobs, on: current)
+            }
+            if !healthy {
+                connection = nil
+                onLost?()
             }
         }
         if let connection { onClose?(connection) }
         finished.signal()
+    }
+
+    /// Runs a body job, again on a deadlock or serialization failure; false when the connection broke.
+    private func run(_ perform: (PostgresConnection) -> PostgresError?, failing job: Job, on connection: PostgresConnection) -> Bool {
+        var attempt = 0
+        while true {
+            attempt += 1
+            guard let error = perform(connection) else { return true }
+            if error.isRetryable, attempt < 3, connection.isHealthy { continue }
+            return fail(job, error, on: connection)
+        }
+    }
+
+    /// Sends statement jobs in one pipeline and settles each; false when the connection broke.
+    private func runStatements(_ jobs: [Job], on connection: PostgresConnection) -> Bool {
+        var statements: [PostgresStatement] = []
+        var succeed: [([PostgresRow]) -> Void] = []
+        for job in jobs {
+            guard case .statement(let statement, let done) = job.work else { continue }
+            statements.append(statement)
+            succeed.append(done)
+        }
+        var healthy = true
+        for (index, outcome) in connection.pipeline(statements).enumerated() {
+            var outcome = outcome
+            var attempt = 1
+            // A deadlock or serialization failure: the statement alone, as `run` would do for a body.
+            while case .failure(let error) = outcome, error.isRetryable, attempt < 3, connection.isHealthy {
+                attempt += 1
+                do throws(PostgresError) { outcome = .success(try connection.query(statements[index].sql, statements[index].parameters)) } catch { outcome = .failure(error) }
+            }
+            switch outcome {
+            case .success(let rows): succeed[index](rows)
+            case .failure(let error): if !fail(jobs[index], error, on: connection) { healthy = false }
+            }
+        }
+        return healthy
+    }
+
+    /// Fails `job` with the error as a StorageError; false when the connection broke (the job then fails as unreachable).
+    private func fail(_ job: Job, _ error: PostgresError, on connection: PostgresConnection) -> Bool {
+        if error.connectionLost || !connection.isHealthy {
+            job.fail(StorageError("PostgreSQL unreachable: \(error.message)", kind: .unreachable))
+            return false
+        }
+        job.fail(StorageError("PostgreSQL: \(error)"))
+        return true
     }
 
     /// An idle worker's check: a round trip, reconnecting when it fails.

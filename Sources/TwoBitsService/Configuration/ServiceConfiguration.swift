@@ -49,10 +49,13 @@ public struct ServiceConfiguration: Sendable {
     /// PostgreSQL only: connections per process, and how long a request waits for one before 503.
     public struct DatabasePool: Sendable, Equatable {
         public var size: Int
+        public var pipelines: Int
         public var waitMilliseconds: Int
 
-        public init(size: Int = ServiceDefaults.DatabasePool.size, waitMilliseconds: Int = ServiceDefaults.DatabasePool.waitMilliseconds) {
+        public init(size: Int = ServiceDefaults.DatabasePool.size, pipelines: Int = ServiceDefaults.DatabasePool.pipelines,
+                    waitMilliseconds: Int = ServiceDefaults.DatabasePool.waitMilliseconds) {
             self.size = size
+            self.pipelines = pipelines
             self.waitMilliseconds = waitMilliseconds
         }
     }
@@ -115,6 +118,7 @@ public struct ServiceConfiguration: Sendable {
         let database = DatabaseLocation(try reader.string("database", default: ServiceDefaults.database), baseDirectory: baseDirectory)
         let databasePool = DatabasePool(
             size: try reader.int("database_pool_size", default: ServiceDefaults.DatabasePool.size, range: 1...1_000),
+            pipelines: try reader.int("database_pipelines", default: ServiceDefaults.DatabasePool.pipelines, range: 1...64),
             waitMilliseconds: try reader.int("database_pool_wait_ms", default: ServiceDefaults.DatabasePool.waitMilliseconds, range: 10...60_000))
 
         guard var a = try reader.object("apple") else { throw ConfigurationError("apple", "is required (team_id, key_id, private_key_file)") }

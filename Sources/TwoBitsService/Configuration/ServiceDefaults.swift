@@ -4,9 +4,11 @@ public enum ServiceDefaults {
     public static let listen = "127.0.0.1:8080"
     public static let database = "twobits.sqlite"
 
-    /// PostgreSQL's connections: each serves one ledger call at a time on a thread of its own.
+    /// PostgreSQL's connections: `size` for transactions, each serving one ledger call at a time; `pipelines`
+    /// for the one-statement calls, each carrying up to 32 of them per round trip.
     public enum DatabasePool {
         public static let size = 8
+        public static let pipelines = 2
         public static let waitMilliseconds = 2_000
     }
 

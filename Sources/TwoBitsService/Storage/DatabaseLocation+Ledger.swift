@@ -4,14 +4,14 @@ import SQLiteLedger
 
 extension DatabaseLocation {
     /// Opens the ledger at this location, its schema migrated: SQLite inline on the caller's thread, PostgreSQL
-    /// through a pool of `pool.size` connections on threads of their own.
+    /// through `pool.size` connections for transactions and `pool.pipelines` for single statements, on threads of their own.
     /// `observer` is told each call's duration (the ledger latency metric).
     public func openLedger(pool: ServiceConfiguration.DatabasePool, observer: (any LedgerCallObserver)? = nil) throws(StorageError) -> any Ledger {
         switch self {
         case .sqlite(let path):
             return try SQLiteLedger(path: path, observer: observer)
         case .postgres(let uri):
-            return try PostgresLedger(uri: uri, poolSize: pool.size, poolWait: .milliseconds(pool.waitMilliseconds), observer: observer)
+            return try PostgresLedger(uri: uri, poolSize: pool.size, pipelineConnections: pool.pipelines, poolWait: .milliseconds(pool.waitMilliseconds), observer: observer)
         }
     }
 }

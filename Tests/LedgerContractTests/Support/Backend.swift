@@ -80,8 +80,8 @@ final class PostgresStore: LedgerStore {
 
     func open() throws -> any Ledger { try openPostgres() }
 
-    func openPostgres(poolSize: Int = 4, poolWait: Duration = .seconds(2)) throws -> PostgresLedger {
-        let ledger = try PostgresLedger(uri: uri, poolSize: poolSize, poolWait: poolWait)
+    func openPostgres(poolSize: Int = 4, pipelineConnections: Int = 2, poolWait: Duration = .seconds(2)) throws -> PostgresLedger {
+        let ledger = try PostgresLedger(uri: uri, poolSize: poolSize, pipelineConnections: pipelineConnections, poolWait: poolWait)
         opened.append(ledger)
         return ledger
     }
