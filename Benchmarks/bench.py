@@ -578,6 +578,9 @@ class Bench:
                 # only add context switches on a machine that is already busy).
                 threads = self.args.replica_threads or max(1, self.args.server_threads // replicas)
                 own["server"] = dict(config["server"], threads=threads)
+                # And the pipeline connections: together the replicas open as many as one would, so PostgreSQL
+                # sees the same batches (the service's default is 2).
+                own["database_pipelines"] = self.args.replica_pipelines or max(1, (self.args.database_pipelines or 2) // replicas)
             with open(path, "w") as f:
                 json.dump(own, f, indent=2)
             return Target(name, label, [self.binary, "serve", "--config", path], w, True, replicas=replicas, ledger=ledger)
@@ -1437,6 +1440,8 @@ def main(argv):
     p.add_argument("--replicas", type=int, default=1, help="twobits serve processes on one configuration (needs --ledger postgres)")
     p.add_argument("--database-pool-size", type=int, help="database_pool_size in the configuration (default: the service's)")
     p.add_argument("--database-pipelines", type=int, help="database_pipelines in the configuration (default: the service's)")
+    p.add_argument("--replica-pipelines", type=int,
+                   help="database_pipelines of each replica when there are several (default: --database-pipelines, or the service's 2, divided among them)")
     p.add_argument("--replica-threads", type=int,
                    help="server.threads of each replica when there are several (default: --server-threads divided among them)")
     p.add_argument("--compare-ledgers", action="store_true",
