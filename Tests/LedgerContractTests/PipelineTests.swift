@@ -3,12 +3,12 @@ import Ledger
 @testable import PostgresLedger
 import Testing
 
-/// The one-statement ledger calls share round trips (libpq's pipeline mode): each must still be a
-/// transaction of its own, answered to its own caller, refused in time when no connection is free, and
-/// carried on by a fresh connection when its connection breaks.
+/// The one-statement ledger calls share round trips and commits (libpq's pipeline mode): each must still
+/// have the outcome it would have alone, be answered to its own caller, be refused in time when no
+/// connection is free, and be carried on by a fresh connection when its connection breaks.
 @Suite("PostgreSQL pipelines", .serialized)
 struct PipelineTests {
-    @Test func eachPipelinedStatementIsATransactionOfItsOwn() async throws {
+    @Test func eachPipelinedStatementHasTheOutcomeItWouldHaveAlone() async throws {
         try await withPostgres { store in
             let db = try store.connection()
             try db.execute("CREATE TABLE pipeline_probe (v integer PRIMARY KEY)")
@@ -26,7 +26,7 @@ struct PipelineTests {
             #expect((try? results[2].get()) != nil, "a failure before a statement does not abort it")
             if case .failure(let error) = results[3] { #expect(error.sqlState == "23505", "\(error)") } else { Issue.record("a duplicate key inserted") }
             #expect((try? results[4].get())?.first?.int("n") == 2)
-            // Committed, each on its own: another session sees both rows.
+            // The failures rolled the batch back and each statement ran again alone: another session sees both rows.
             #expect(try store.connection().query("SELECT count(*)::bigint AS n FROM pipeline_probe WHERE v > $1::integer", [.integer(0)]).first?.int("n") == 2)
             // The connection is out of pipeline mode and usable as before.
             #expect(try db.query("SELECT $1::bigint AS v", [.integer(7)]).first?.int("v") == 7)

@@ -97,8 +97,9 @@ public final class PostgresLedger: Ledger {
         return try await pool.run(body)
     }
 
-    /// Runs one statement in a transaction of its own on the `pipelines` connections, where statements queued
-    /// at the same moment share a round trip. The hot single-statement ledger calls go through here.
+    /// Runs one statement on the `pipelines` connections, where statements queued at the same moment share a
+    /// round trip and a commit, each with the outcome it would have alone. The hot single-statement ledger
+    /// calls go through here.
     @discardableResult
     func statement(_ sql: String, _ parameters: [PostgresValue]) async throws(StorageError) -> [PostgresRow] {
         guard let observer else { return try await pipelines.execute(sql, parameters) }

@@ -109,9 +109,9 @@ final class ConnectionPool: Sendable {
         return try result.get()
     }
 
-    /// Runs one statement on a pooled connection, in a transaction of its own. Statements queued together
-    /// share a round trip (`PostgresConnection.pipeline`); a deadlock or serialization failure runs the
-    /// statement again, alone (up to 3 times in all).
+    /// Runs one statement on a pooled connection, with the outcome it would have alone. Statements queued
+    /// together share a round trip and a commit (`PostgresConnection.pipeline`); a deadlock or serialization
+    /// failure runs the statement again, alone (up to 3 times in all).
     func execute(_ sql: String, _ parameters: [PostgresValue]) async throws(StorageError) -> [PostgresRow] {
         let result: Result<[PostgresRow], StorageError> = await withCheckedContinuation { continuation in
             let job = Job(deadline: .now + wait, work: .statement(PostgresStatement(sql: sql, parameters: parameters), succeed: {

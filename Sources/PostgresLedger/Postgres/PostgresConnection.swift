@@ -82,71 +82,74 @@ final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs several independent statements in one round trip (libpq's pipeline mode), each in a transaction of
-    /// its own: a Sync follows every statement, so one statement's failure leaves the others' outcomes intact,
-    /// exactly as if each had been sent alone. What this saves is the server's wake-up, read and reply per
-    /// statement (half its CPU for the ledger's one-row statements) and the client's wait per round trip.
-    /// Results come back in the order of `statements`; a statement not answered because the connection broke
-    /// fails with `connectionLost`.
+    /// Runs several independent statements in one round trip (libpq's pipeline mode) and one transaction,
+    /// with the outcome of each as if it had been sent alone:
+    /// - all succeed: one commit for all of them (one WAL flush where commits are synchronous, instead of one
+    ///   per statement in turn);
+    /// - one fails: the server rolls the transaction back and each statement runs again alone, so one
+    ///   request's failure (or a stale prepared plan, or a deadlock with another replica's batch) never
+    ///   decides another's outcome;
+    /// - the connection breaks: every statement fails with `connectionLost`, as a lone statement would.
+    /// What the batch saves is the server's wake-up, read, reply and commit per statement (about half its CPU
+    /// for the ledger's one-row statements) and the caller's wait per round trip.
     func pipeline(_ statements: [PostgresStatement]) -> [Result<[PostgresRow], PostgresError>] {
-        if statements.count == 1, let only = statements.first {
-            do { return [.success(try query(only.sql, only.parameters))] } catch { return [.failure(error)] }
-        }
-        var results = [Result<[PostgresRow], PostgresError>?](repeating: nil, count: statements.count)
-        var ready: [(index: Int, name: String, bound: BoundParameters)] = []
-        for (index, statement) in statements.enumerated() {
-            let bound = BoundParameters(statement.parameters)
-            do { ready.append((index, try prepare(statement.sql, types: bound.types), bound)) } catch {
-                results[index] = .failure(error)
-                if !isHealthy { return results.map { $0 ?? .failure(lostError()) } }
+        if statements.count > 1 {
+            switch together(statements) {
+            case .committed(let rows): return rows.map { .success($0) }
+            case .broken: return statements.map { _ in .failure(lostError()) }
+            case .rolledBack: break
             }
         }
-        guard PQenterPipelineMode(handle) == 1 else { return results.map { $0 ?? .failure(lostError()) } }
-        var sent = 0
-        for item in ready {
-            let queued = item.bound.withValues { PQsendQueryPrepared(handle, item.name, item.bound.count, $0, item.bound.lengths, item.bound.formats, 0) }
-            guard queued == 1, PQpipelineSync(handle) == 1 else { break }
-            sent += 1
+        return statements.map { statement in
+            do throws(PostgresError) { return .success(try query(statement.sql, statement.parameters)) } catch { return .failure(error) }
         }
-        for item in ready.prefix(sent) {
-            results[item.index] = readPipelined()
-        }
-        _ = PQexitPipelineMode(handle)
-        // A statement whose prepared plan went stale under a migration runs again alone (see `query`).
-        let stale = ready.prefix(sent).filter { if case .failure(let e) = results[$0.index], e.sqlState == "0A000" { return true }; return false }
-        if !stale.isEmpty, isHealthy {
-            forgetPrepared()
-            for item in stale {
-                do { results[item.index] = .success(try query(statements[item.index].sql, statements[item.index].parameters)) } catch {
-                    results[item.index] = .failure(error)
-                }
-            }
-        }
-        return results.map { $0 ?? .failure(lostError()) }
     }
 
-    /// One pipelined statement's outcome: its result, then the NULL that ends it, then its Sync's result.
-    private func readPipelined() -> Result<[PostgresRow], PostgresError> {
-        var outcome: Result<[PostgresRow], PostgresError>?
-        var nulls = 0
-        while true {
-            guard let result = PQgetResult(handle) else {
-                // One NULL ends the statement's results; two in a row, or a broken connection, mean no Sync is coming.
-                nulls += 1
-                if nulls > 1 || !isHealthy { return outcome ?? .failure(lostError()) }
-                continue
-            }
-            nulls = 0
-            if PQresultStatus(result) == PGRES_PIPELINE_SYNC {
+    private enum BatchOutcome {
+        case committed([[PostgresRow]])
+        /// A statement failed (or could not be prepared): nothing of the batch was committed.
+        case rolledBack
+        /// The connection broke, or the server's answers did not follow the protocol.
+        case broken
+    }
+
+    /// Sends `statements` in one pipeline closed by one Sync: the server runs them as one implicit transaction.
+    private func together(_ statements: [PostgresStatement]) -> BatchOutcome {
+        var ready: [(name: String, bound: BoundParameters)] = []
+        for statement in statements {
+            let bound = BoundParameters(statement.parameters)
+            do { ready.append((try prepare(statement.sql, types: bound.types), bound)) } catch { return isHealthy ? .rolledBack : .broken }
+        }
+        guard PQenterPipelineMode(handle) == 1 else { return .broken }
+        defer { _ = PQexitPipelineMode(handle) }
+        for item in ready {
+            let queued = item.bound.withValues { PQsendQueryPrepared(handle, item.name, item.bound.count, $0, item.bound.lengths, item.bound.formats, 0) }
+            guard queued == 1 else { return .broken }
+        }
+        guard PQpipelineSync(handle) == 1 else { return .broken }
+        // Each statement: one result, then the NULL that ends it. After a failure the server skips the rest
+        // (PGRES_PIPELINE_ABORTED each). Then the Sync's result, once the transaction has ended.
+        var rows: [[PostgresRow]] = []
+        var failed = false
+        for _ in ready {
+            guard let result = PQgetResult(handle) else { return .broken }
+            switch PQresultStatus(result) {
+            case PGRES_TUPLES_OK, PGRES_COMMAND_OK:
+                if let read = try? consume(result) { rows.append(read) } else { failed = true }
+            default:
                 PQclear(result)
-                return outcome ?? .failure(lostError())
+                failed = true
             }
-            if outcome == nil {
-                do { outcome = .success(try consume(result)) } catch { outcome = .failure(error) }
-            } else {
-                PQclear(result)
+            if let unexpected = PQgetResult(handle) {
+                PQclear(unexpected)
+                return .broken
             }
         }
+        guard let sync = PQgetResult(handle) else { return .broken }
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        guard synced, isHealthy else { return .broken }
+        return failed ? .rolledBack : .committed(rows)
     }
 
     private func lostError() -> PostgresError {
