@@ -28,6 +28,8 @@ public final class TwoBitsService: Sendable {
     /// The console overview's figures, counted in memory and flushed to the ledger every `statisticsFlushSeconds`.
     let statistics = StatisticsRecorder()
     private let statisticsFlusher = Lock<Task<Void, Never>?>(nil)
+    /// Saves, every second, the audit resolutions an outage of the ledger kept from being saved.
+    private let resolutionRetrier = Lock<Task<Void, Never>?>(nil)
     static let statisticsFlushSeconds = 10
     private let server: HTTPServer
 
@@ -163,6 +165,7 @@ public final class TwoBitsService: Sendable {
         }
         do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
         startStatisticsFlusher()
+        startResolutionRetrier()
         logger.log(.info, "listening", [
             "address": .string("\(configuration.listenHost):\(server.port)"),
             "apple": .string(configuration.apple.loggableBaseURL), "environment": .string(configuration.apple.environment.rawValue),
@@ -184,7 +187,9 @@ public final class TwoBitsService: Sendable {
         logger.log(.info, "shutting down", ["in_flight": .int(server.requestsInFlight)])
         await server.shutdown(graceMilliseconds: configuration.server.shutdownGraceMilliseconds)
         statisticsFlusher.withLock { $0?.cancel() }
+        resolutionRetrier.withLock { $0?.cancel() }
         await flushStatistics()
+        await policy.retryUnsavedResolutions()
         ledger.close()
         logger.log(.info, "stopped")
         logger.flush()
@@ -200,6 +205,17 @@ public final class TwoBitsService: Sendable {
             }
         }
         statisticsFlusher.withLock { $0 = task }
+    }
+
+    private func startResolutionRetrier() {
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard let self, !Task.isCancelled else { return }
+                await self.policy.retryUnsavedResolutions()
+            }
+        }
+        resolutionRetrier.withLock { $0 = task }
     }
 
     private func flushStatistics() async {

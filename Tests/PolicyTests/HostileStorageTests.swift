@@ -108,23 +108,59 @@ struct HostileStorageTests {
         }
     }
 
+    /// Starts a claim whose first update the sandbox holds `milliseconds` (then answers 503; the retry
+    /// writes), and returns it with the claim events' results as soon as the ledger shows any (5 s at most).
+    static func claimWithTheUpdateHeld(_ milliseconds: Int, _ d: (id: String, token: DeviceToken), _ h: PolicyHarness) async throws
+        -> (claim: Task<ClaimOutcome, any Error>, seen: [String]) {
+        h.sandbox.inject(Fault(kind: .timeout, count: 1, endpoint: AppleEndpoint.update.rawValue, delayMilliseconds: milliseconds))
+        let claim = Task { try await h.policy.claim("spring", token: d.token, client: "marketing") }
+        var seen: [String] = []
+        for _ in 0..<250 where seen.isEmpty {
+            try await Task.sleep(for: .milliseconds(20))
+            seen = try h.audit().filter { $0.action == "promotion.claim" }.map(\.result)
+        }
+        return (claim, seen)
+    }
+
     /// The write is audited `pending` before Apple is called: the event is in the ledger while the update
     /// is on its way.
     @Test func theIntentIsAuditedBeforeTheUpdate() async throws {
         try await withPolicy(clientTimeoutMilliseconds: 6_000, Self.roles) { h in
             let d = try h.newDevice()
             // The first update is held 1.5 s (then answered 503, retried, written): the intent must be there meanwhile.
-            h.sandbox.inject(Fault(kind: .timeout, count: 1, endpoint: AppleEndpoint.update.rawValue, delayMilliseconds: 1_500))
-            let claim = Task { try await h.policy.claim("spring", token: d.token, client: "marketing") }
-            var seen: [String] = []
-            for _ in 0..<250 where seen.isEmpty {
-                try await Task.sleep(for: .milliseconds(20))
-                seen = try h.audit().filter { $0.action == "promotion.claim" }.map(\.result)
-            }
+            let (claim, seen) = try await Self.claimWithTheUpdateHeld(1_500, d, h)
             #expect(seen == ["pending"], "no pending intent while the update was held")
             _ = try await claim.value
             let event = try #require(try h.audit().first { $0.action == "promotion.claim" })
             #expect(event.result == "ok" && event.intentID != nil && event.transactionID != nil)
+        }
+    }
+
+    /// The ledger fails between the update and its resolution: the claim still answers (Apple wrote), the
+    /// event stays `pending` while the ledger is down, and the resolution is saved once it is back, by the
+    /// next write or the service's retry, without a restart.
+    @Test func aResolutionLostToAnOutageIsSavedWhenTheLedgerIsBack() async throws {
+        try await withPolicy(clientTimeoutMilliseconds: 6_000, Self.roles) { h in
+            let d = try h.newDevice()
+            let (claim, seen) = try await Self.claimWithTheUpdateHeld(1_000, d, h)
+            try #require(seen == ["pending"])
+            try Self.damage(.readOnly, h)
+            var undone = false
+            defer { if !undone { Self.undo(.readOnly, h) } }
+            let outcome = try await claim.value
+            let updates = try h.state(d.id).updates
+            #expect(outcome.transactionID != nil && updates == 1)
+            #expect(h.policy.unsavedResolutionCount == 1)
+            await h.policy.retryUnsavedResolutions()
+            #expect(h.policy.unsavedResolutionCount == 1, "kept while the ledger still refuses writes")
+            Self.undo(.readOnly, h)
+            undone = true
+            let stillPending = try h.audit().first { $0.action == "promotion.claim" }?.result
+            #expect(stillPending == "pending")
+            await h.policy.retryUnsavedResolutions()
+            #expect(h.policy.unsavedResolutionCount == 0)
+            let event = try #require(try h.audit().first { $0.action == "promotion.claim" })
+            #expect(event.result == "ok" && event.transactionID == outcome.transactionID, "\(event)")
         }
     }
 

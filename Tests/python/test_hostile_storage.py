@@ -107,6 +107,38 @@ def test_a_read_only_ledger_answers_503_and_writes_nothing_at_apple(twobits_fact
     assert claim(deployment, deployment.mint(deployment.new_device())).status == 200
 
 
+def test_a_resolution_the_ledger_refused_is_saved_once_it_is_writable_without_a_request(twobits_factory):
+    """Apple wrote, then the ledger refused to store the write's resolution: the claim still answers 200, the
+    event stays `pending` while the file is read-only, and is settled `ok` within a few seconds of the file
+    being writable again, with no further request (the service retries every second, not at restart)."""
+    deployment = deploy(twobits_factory, apple={"timeout_ms": 6000})
+    assert claim(deployment, deployment.mint(deployment.new_device())).status == 200  # the WAL exists
+    device = deployment.new_device()
+    token = deployment.mint(device)
+    # The update is held 1.5 s, then answered 503; the client's retry writes.
+    fault = {"kind": "timeout", "count": 1, "endpoint": "update_two_bits", "delay_ms": 1500}
+    assert deployment.sandbox("POST", "/sandbox/v1/faults", fault).status == 201
+
+    def mine():
+        return [e for e in deployment.audit_events() if e["action"] == "promotion.claim" and e["token_sha256_prefix"] == prefix(token)]
+
+    path = database(deployment)
+    with ThreadPoolExecutor(1) as pool:
+        answer = pool.submit(claim, deployment, token)
+        wait_for(lambda: [e for e in mine() if e["result"] == "pending"], 5, "the claim's pending intent")
+        chattr("+i", path, f"{path}-wal")
+        try:
+            assert answer.result().status == 200, answer.result()
+            assert deployment.device(device)["updates"] == 1
+            time.sleep(1.5)  # retries meet the read-only file
+            assert [e["result"] for e in mine()] == ["pending"], mine()
+        finally:
+            chattr("-i", path, f"{path}-wal")
+    settled = wait_for(lambda: [e for e in mine() if e["result"] == "ok"], 5, "the kept resolution to be saved")
+    assert settled[0].get("transaction_id"), settled
+    assert len(mine()) == 1
+
+
 def test_a_corrupt_ledger_answers_503_without_sqlite_text(twobits_factory):
     deployment = deploy(twobits_factory)
     assert claim(deployment, deployment.mint(deployment.new_device())).status == 200

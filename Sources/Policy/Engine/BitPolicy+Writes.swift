@@ -18,6 +18,7 @@ extension BitPolicy {
     @discardableResult
     func write(_ token: DeviceToken, bits: Bits, before: DeviceMeaning, audit: AuditEvent) async throws(PolicyError) -> String {
         if Task.isCancelled { throw .cancelled }
+        await unsavedResolutions.retry(in: ledger)
         let month = currentMonth
         var event = audit
         event.at = now()
@@ -29,24 +30,39 @@ extension BitPolicy {
                                  successResult: audit.result, event: event)
         do { try await ledger.recordWriteIntent(intent) } catch { throw .storage(error) }
         if Task.isCancelled {
-            _ = try? await ledger.resolveWriteIntent(id: intent.id, result: "failed", bitsAfter: nil,
-                                                     reason: Self.joined(audit.reason, "cancelled before the update was sent"), transactionID: nil)
+            await resolve(intent.id, result: "failed", bitsAfter: nil, reason: Self.joined(audit.reason, "cancelled before the update was sent"),
+                          transactionID: nil)
             throw .cancelled
         }
 
         let transactionID: String
         do { transactionID = try await apple.update(token, bits: bits) } catch {
             let result = Self.isOutcomeUnknown(error) ? "unknown" : "failed"
-            _ = try? await ledger.resolveWriteIntent(id: intent.id, result: result, bitsAfter: result == "unknown" ? event.bitsAfter : nil,
-                                               reason: Self.joined(audit.reason, error.description), transactionID: nil)
+            await resolve(intent.id, result: result, bitsAfter: result == "unknown" ? event.bitsAfter : nil,
+                          reason: Self.joined(audit.reason, error.description), transactionID: nil)
             throw .apple(error)
         }
-        // Apple has written. Should this resolution be lost (the ledger failing right now), the event stays
-        // `pending` with the token kept, and the reconciliation at the next start settles it by a query.
-        _ = try? await ledger.resolveWriteIntent(id: intent.id, result: audit.result, bitsAfter: event.bitsAfter, reason: audit.reason,
-                                           transactionID: transactionID)
+        // Apple has written. Should the ledger fail right now, the resolution is retried while this process
+        // lives; should the process die first, the event stays `pending` with the token kept, and the
+        // reconciliation at the next start settles it by a query.
+        await resolve(intent.id, result: audit.result, bitsAfter: event.bitsAfter, reason: audit.reason, transactionID: transactionID)
         return transactionID
     }
+
+    /// Saves an intent's resolution, or keeps it for a retry when the ledger fails (`UnsavedResolutions`).
+    func resolve(_ id: String, result: String, bitsAfter: String?, reason: String?, transactionID: String?) async {
+        await unsavedResolutions.save(.init(id: id, result: result, bitsAfter: bitsAfter, reason: reason, transactionID: transactionID), in: ledger)
+    }
+
+    /// Saves the resolutions the ledger failed to take (a lock check only, when there are none). The service
+    /// calls this every second, so an event whose resolution met an outage is settled soon after the ledger
+    /// is back, even when this process makes no further write.
+    public func retryUnsavedResolutions() async {
+        await unsavedResolutions.retry(in: ledger)
+    }
+
+    /// How many resolutions wait for the ledger.
+    public var unsavedResolutionCount: Int { unsavedResolutions.count }
 
     static func isOutcomeUnknown(_ error: DeviceCheckError) -> Bool {
         if case .unavailable(.outcomeUnknown) = error { return true }
@@ -77,10 +93,8 @@ extension BitPolicy {
             written = true
         }
         let verdict = written ? "the device shows the intended bits" : "the device does not show the intended bits"
-        _ = try? await ledger.resolveWriteIntent(id: intent.id, result: written ? intent.successResult : "failed",
-                                           bitsAfter: written ? intent.event.bitsAfter : nil,
-                                           reason: Self.joined(intent.event.reason, "settled by a later query of the device token: \(verdict)"),
-                                           transactionID: nil)
+        await resolve(intent.id, result: written ? intent.successResult : "failed", bitsAfter: written ? intent.event.bitsAfter : nil,
+                      reason: Self.joined(intent.event.reason, "settled by a later query of the device token: \(verdict)"), transactionID: nil)
     }
 
     /// At start-up, before serving: the writes an earlier process left `pending` (it stopped between

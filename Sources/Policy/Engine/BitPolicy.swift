@@ -12,6 +12,8 @@ public final class BitPolicy: Sendable {
     let apple: any DeviceCheckAPI
     let ledger: any Ledger
     let now: @Sendable () -> Date
+    /// Resolutions the ledger failed to take, retried until it does (`UnsavedResolutions`).
+    let unsavedResolutions = UnsavedResolutions()
 
     public init(configuration: PolicyConfiguration, apple: any DeviceCheckAPI, ledger: any Ledger,
                 now: @escaping @Sendable () -> Date = { Date() }) {
