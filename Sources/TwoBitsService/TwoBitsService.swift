@@ -95,6 +95,7 @@ public final class TwoBitsService: Sendable {
         let readinessCheck = ReadinessCheck(ledger: ledger, developerTokens: developerTokens, keys: tokenExchange?.keys, logger: logger)
         self.readinessCheck = readinessCheck
         let gauges = ScrapeTimeGauges()
+        gauges.add { metrics.set(.unsavedResolutions, to: Double(policy.unsavedResolutionCount)) }
         if let keys = tokenExchange?.keys {
             gauges.add { metrics.set(.signingKeyAge, to: Date().timeIntervalSince(keys.issuer().key.createdAt).rounded()) }
         }

@@ -132,11 +132,13 @@ def test_a_resolution_the_ledger_refused_is_saved_once_it_is_writable_without_a_
             assert deployment.device(device)["updates"] == 1
             time.sleep(1.5)  # retries meet the read-only file
             assert [e["result"] for e in mine()] == ["pending"], mine()
+            assert "\ntwobits_ledger_unsaved_resolutions 1\n" in deployment.get("/metrics").raw.decode()
         finally:
             chattr("-i", path, f"{path}-wal")
     settled = wait_for(lambda: [e for e in mine() if e["result"] == "ok"], 5, "the kept resolution to be saved")
     assert settled[0].get("transaction_id"), settled
     assert len(mine()) == 1
+    assert "\ntwobits_ledger_unsaved_resolutions 0\n" in deployment.get("/metrics").raw.decode()
 
 
 def test_a_corrupt_ledger_answers_503_without_sqlite_text(twobits_factory):

@@ -71,6 +71,8 @@ extension MetricFamily {
     public static let ledgerCallSeconds = MetricFamily("twobits_ledger_call_seconds", .histogram,
                                                 "Duration of ledger calls (SQLite or PostgreSQL, a wait for a pooled connection included)",
                                                 buckets: MetricFamily.ledgerBuckets)
+    public static let unsavedResolutions = MetricFamily("twobits_ledger_unsaved_resolutions", .gauge,
+                                                 "Audit resolutions of Apple writes the ledger failed to take, kept and retried every second (read at each scrape)")
     // Health (read at each scrape of /metrics)
     public static let readinessCheck = MetricFamily("twobits_readiness_check", .gauge,
                                              "1 when the readiness check passes, 0 when it fails (what /readyz answers), by check",
@@ -83,6 +85,6 @@ extension MetricFamily {
         httpRequests, httpReceiveTimeouts, rateLimited, appleCalls, appleCallSeconds, promotionClaims, installs, automaticBans,
         manualBans, pendingBansApplied, fallbackTokensIssued, fallbackExchangesRefused, fallbackVerifications, fallbackConsumes,
         httpRequestSeconds, httpRequestsInFlight, httpMaxConnections, readinessCheck, signingKeyAge, ledgerCallSeconds,
-        appAttestRefusals,
+        unsavedResolutions, appAttestRefusals,
     ]
 }
