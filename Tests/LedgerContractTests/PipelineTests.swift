@@ -21,6 +21,18 @@ struct PipelineTests {
                 PostgresStatement(sql: "SELECT count(*)::bigint AS n FROM pipeline_probe WHERE v > $1::integer", parameters: [.integer(0)]),
             ])
             try #require(results.count == 5)
+            // All succeeding: one commit, and binary (bytea, with a zero byte) and null parameters bound right.
+            let bytes = Data([0x00, 0xff, 0x00, 0x7f])
+            let together = db.pipeline([
+                PostgresStatement(sql: "SELECT $1::bytea AS b, $2::text IS NULL AS absent", parameters: [.bytea(bytes), .null]),
+                PostgresStatement(sql: "SELECT length($1::bytea)::bigint AS n", parameters: [.bytea(Data())]),
+                PostgresStatement(sql: insert, parameters: [.integer(3)]),
+            ])
+            let first = try #require(try together[0].get().first)
+            #expect(first.bytes("b") == bytes && first.bool("absent") == true)
+            #expect(try together[1].get().first?.int("n") == 0)
+            #expect((try? together[2].get()) != nil)
+            _ = try db.query("DELETE FROM pipeline_probe WHERE v = $1::integer", [.integer(3)])
             #expect((try? results[0].get()) != nil)
             if case .failure(let error) = results[1] { #expect(error.sqlState == "22012", "\(error)") } else { Issue.record("1/0 answered") }
             #expect((try? results[2].get()) != nil, "a failure before a statement does not abort it")

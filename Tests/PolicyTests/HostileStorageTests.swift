@@ -138,7 +138,7 @@ struct HostileStorageTests {
 
     /// The ledger fails between the update and its resolution: the claim still answers (Apple wrote), the
     /// event stays `pending` while the ledger is down, and the resolution is saved once it is back, by the
-    /// next write or the service's retry, without a restart.
+    /// retry the service runs every second, without a restart.
     @Test func aResolutionLostToAnOutageIsSavedWhenTheLedgerIsBack() async throws {
         try await withPolicy(clientTimeoutMilliseconds: 6_000, Self.roles) { h in
             let d = try h.newDevice()

@@ -18,7 +18,6 @@ extension BitPolicy {
     @discardableResult
     func write(_ token: DeviceToken, bits: Bits, before: DeviceMeaning, audit: AuditEvent) async throws(PolicyError) -> String {
         if Task.isCancelled { throw .cancelled }
-        await unsavedResolutions.retry(in: ledger)
         let month = currentMonth
         var event = audit
         event.at = now()
@@ -42,8 +41,8 @@ extension BitPolicy {
                           reason: Self.joined(audit.reason, error.description), transactionID: nil)
             throw .apple(error)
         }
-        // Apple has written. Should the ledger fail right now, the resolution is retried while this process
-        // lives; should the process die first, the event stays `pending` with the token kept, and the
+        // Apple has written. Should the ledger fail right now, the resolution is kept and saved by the
+        // service's retry; should the process die first, the event stays `pending` with the token kept, and the
         // reconciliation at the next start settles it by a query.
         await resolve(intent.id, result: audit.result, bitsAfter: event.bitsAfter, reason: audit.reason, transactionID: transactionID)
         return transactionID

@@ -3,9 +3,8 @@ import Locking
 
 /// Write-intent resolutions this process could not save: Apple had answered (or the write was called off)
 /// but the ledger failed right then, so the audit event would stay `pending` while this process lives (the
-/// start-up reconciliation only settles the intents of processes that are gone). They are saved at the next
-/// write this process makes and by the service's one-second retry, in the order they were made; the
-/// ledger ignores a resolution of an event already settled.
+/// start-up reconciliation only settles the intents of processes that are gone). The service saves them
+/// every second and at shutdown, oldest first; the ledger ignores a resolution of an event already settled.
 final class UnsavedResolutions: Sendable {
     struct Resolution: Sendable {
         let id: String
@@ -15,7 +14,13 @@ final class UnsavedResolutions: Sendable {
         let transactionID: String?
     }
 
-    private let waiting = Lock<[Resolution]>([])
+    private struct State {
+        var waiting: [Resolution] = []
+        /// One retry at a time: two would write the same resolutions twice, and drop each other's progress.
+        var retrying = false
+    }
+
+    private let state = Lock(State())
 
     /// The most kept at once: past it (a long outage under load) a resolution is dropped, and its event waits
     /// `pending` for the reconciliation after the next start, as it would have without this list.
@@ -24,22 +29,32 @@ final class UnsavedResolutions: Sendable {
     /// Saves `resolution` now, or keeps it for a retry when the ledger fails.
     func save(_ resolution: Resolution, in ledger: any Ledger) async {
         do { try await write(resolution, in: ledger) } catch {
-            waiting.withLock { if $0.count < Self.limit { $0.append(resolution) } }
+            state.withLock { if $0.waiting.count < Self.limit { $0.waiting.append(resolution) } }
         }
     }
 
-    /// Saves the resolutions kept so far, oldest first, stopping at the first failure (a lock check only,
-    /// when there are none).
+    /// Saves the resolutions kept so far, oldest first, stopping at the first failure; returns at once when
+    /// there are none or another retry is running.
     func retry(in ledger: any Ledger) async {
-        let kept = waiting.withLock { $0 }
+        let kept = state.withLock { s -> [Resolution] in
+            guard !s.retrying, !s.waiting.isEmpty else { return [] }
+            s.retrying = true
+            return s.waiting
+        }
         guard !kept.isEmpty else { return }
+        var saved = 0
         for resolution in kept {
-            do { try await write(resolution, in: ledger) } catch { return }
-            waiting.withLock { list in list.removeAll { $0.id == resolution.id } }
+            do { try await write(resolution, in: ledger) } catch { break }
+            saved += 1
+        }
+        // Only this retry removes, and `save` only appends: the first `saved` are the ones written.
+        state.withLock { s in
+            s.waiting.removeFirst(saved)
+            s.retrying = false
         }
     }
 
-    var count: Int { waiting.withLock { $0.count } }
+    var count: Int { state.withLock { $0.waiting.count } }
 
     private func write(_ r: Resolution, in ledger: any Ledger) async throws(StorageError) {
         try await ledger.resolveWriteIntent(id: r.id, result: r.result, bitsAfter: r.bitsAfter, reason: r.reason, transactionID: r.transactionID)

@@ -53,14 +53,14 @@ extension PostgresLedger {
             }
         }
         // Keys past the window, swept at most once a second per instance and by one replica at a time.
-        await sweepIfDue(table: "idempotency_keys", lock: 3, "DELETE FROM idempotency_keys WHERE created_ms < $1", cutoff)
+        await sweepIfDue(table: "idempotency_keys", nowMS: nowMS, lock: 3, "DELETE FROM idempotency_keys WHERE created_ms < $1", cutoff)
         return begin
     }
 
     /// Runs `delete` (`sweep`) when this instance last swept `table` a second or more ago; a failure waits
     /// for the next due time (expired rows only cost space, never a wrong answer).
-    func sweepIfDue(table: String, lock: Int32, _ delete: String, _ bound: Int64) async {
-        guard sweeper.claimIfDue(table: table, nowMS: Self.ms(Date())) else { return }
+    func sweepIfDue(table: String, nowMS: Int64, lock: Int32, _ delete: String, _ bound: Int64) async {
+        guard sweeper.claimIfDue(table: table, nowMS: nowMS) else { return }
         _ = try? await run { db throws(PostgresError) in try Self.sweep(db, lock: lock, delete, bound) }
     }
 

@@ -25,7 +25,7 @@ extension PostgresLedger {
             ON CONFLICT (\(column)) DO UPDATE SET expires_ms = excluded.expires_ms WHERE \(table).expires_ms <= $3
             RETURNING 1 AS inserted
             """, [.text(value), .ms(until), .integer(nowMS)])
-        await sweepIfDue(table: table, lock: sweepLock, "DELETE FROM \(table) WHERE expires_ms <= $1", nowMS)
+        await sweepIfDue(table: table, nowMS: nowMS, lock: sweepLock, "DELETE FROM \(table) WHERE expires_ms <= $1", nowMS)
         return !rows.isEmpty
     }
 }

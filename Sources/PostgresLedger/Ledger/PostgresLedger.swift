@@ -91,10 +91,7 @@ public final class PostgresLedger: Ledger {
 
     @discardableResult
     func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> T) async throws(StorageError) -> T {
-        guard let observer else { return try await pool.run(body) }
-        let start = ContinuousClock.now
-        defer { observer.ledgerCallFinished(seconds: (ContinuousClock.now - start).inSeconds) }
-        return try await pool.run(body)
+        try await timed { () async throws(StorageError) in try await pool.run(body) }
     }
 
     /// Runs one statement on the `pipelines` connections, where statements queued at the same moment share a
@@ -102,10 +99,15 @@ public final class PostgresLedger: Ledger {
     /// calls go through here.
     @discardableResult
     func statement(_ sql: String, _ parameters: [PostgresValue]) async throws(StorageError) -> [PostgresRow] {
-        guard let observer else { return try await pipelines.execute(sql, parameters) }
+        try await timed { () async throws(StorageError) in try await pipelines.execute(sql, parameters) }
+    }
+
+    /// Tells the observer (the ledger latency metric) how long `call` took, the wait for a connection included.
+    private func timed<T>(_ call: () async throws(StorageError) -> T) async throws(StorageError) -> T {
+        guard let observer else { return try await call() }
         let start = ContinuousClock.now
         defer { observer.ledgerCallFinished(seconds: (ContinuousClock.now - start).inSeconds) }
-        return try await pipelines.execute(sql, parameters)
+        return try await call()
     }
 
     /// A direct connection for the synchronous admin paths (`migrate`, `importTables`, `tableCounts`).

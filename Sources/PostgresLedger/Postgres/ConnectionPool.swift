@@ -248,7 +248,7 @@ final class ConnectionPool: Sendable {
             guard let current = connection else { continue }
             let healthy: Bool
             if case .body(let perform) = jobs[0].work {
-                healthy = run(perform, failing: jobs[0], on: current)
+                healthy = runBody(perform, failing: jobs[0], on: current)
             } else {
                 healthy = runStatements(jobs, on: current)
             }
@@ -262,7 +262,7 @@ final class ConnectionPool: Sendable {
     }
 
     /// Runs a body job, again on a deadlock or serialization failure; false when the connection broke.
-    private func run(_ perform: (PostgresConnection) -> PostgresError?, failing job: Job, on connection: PostgresConnection) -> Bool {
+    private func runBody(_ perform: (PostgresConnection) -> PostgresError?, failing job: Job, on connection: PostgresConnection) -> Bool {
         var attempt = 0
         while true {
             attempt += 1
@@ -285,7 +285,7 @@ final class ConnectionPool: Sendable {
         for (index, outcome) in connection.pipeline(statements).enumerated() {
             var outcome = outcome
             var attempt = 1
-            // A deadlock or serialization failure: the statement alone, as `run` would do for a body.
+            // A deadlock or serialization failure: the statement alone, as `runBody` would do for a body.
             while case .failure(let error) = outcome, error.isRetryable, attempt < 3, connection.isHealthy {
                 attempt += 1
                 do throws(PostgresError) { outcome = .success(try connection.query(statements[index].sql, statements[index].parameters)) } catch { outcome = .failure(error) }
