@@ -40,7 +40,7 @@ let package = Package(
         // The ledger's seam: protocol and records, plain Swift (a PostgreSQL ledger plugs in here next).
         .target(name: "Ledger", dependencies: ["Locking"], swiftSettings: layered),
         // The embedded ledger: SQLite in WAL mode, with its own checkpointer thread.
-        .target(name: "SQLiteLedger", dependencies: ["CSQLite", "Ledger", "Locking"], swiftSettings: layered),
+        .target(name: "SQLiteLedger", dependencies: ["CSQLite", "Ledger", "Locking", "EventLoops"], swiftSettings: layered),
         // The shared ledger for replicas: PostgreSQL through libpq, a bounded pool of connections on threads of their own.
         .target(name: "PostgresLedger", dependencies: ["CPostgres", "Ledger", "Locking"], swiftSettings: layered),
 
@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom"]),
         .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "SeededRandom", "Sandbox"]),
         // The ledger's contract, the same cases over SQLite and PostgreSQL, and PostgreSQL's cross-replica guarantees.
-        .testTarget(name: "LedgerContractTests", dependencies: ["Ledger", "SQLiteLedger", "PostgresLedger", "Locking"]),
+        .testTarget(name: "LedgerContractTests", dependencies: ["Ledger", "SQLiteLedger", "PostgresLedger", "Locking", "EventLoops"]),
         .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [

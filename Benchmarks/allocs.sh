@@ -20,7 +20,7 @@ bench=$!
 for _ in $(seq 1 120); do sleep 1; grep -qE "minted|jwks latency=" "$log" && break; done
 sleep 2
 pid=$(pgrep -f "twobits serve" | head -1)
-port=$(grep -o "twobits serve http://127.0.0.1:[0-9]*" "$log" | tail -1 | grep -o "[0-9]*$")
+port=$(ss -ltnpH | grep "pid=$pid," | grep -o "127.0.0.1:[0-9]*" | head -1 | cut -d: -f2)
 requests() { curl -s "http://127.0.0.1:$port/metrics" | awk '/^twobits_http_requests_total/ {s += $2} END {print s}'; }
 before=$(requests)
 mallocs=$(perf stat -x, -e probe_libc:malloc -p "$pid" -- sleep 6 2>&1 >/dev/null | awk -F, '/probe_libc:malloc/ {print $1}')

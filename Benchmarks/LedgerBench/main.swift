@@ -73,14 +73,14 @@ func report(mode: String, operation: String, _ samples: inout [UInt64], blocked:
     print("{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}")
 }
 
-func measure(mode: String, operation: String, ops: Int, _ body: (Int) throws(StorageError) -> Void) throws(StorageError) {
+func measure(mode: String, operation: String, ops: Int, _ body: (Int) async throws(StorageError) -> Void) async throws(StorageError) {
     var samples = [UInt64](repeating: 0, count: ops)
     var blocked: [UInt64] = []
     let start = nanoseconds()
     for i in 0..<ops {
         let switches = voluntarySwitches()
         let t0 = nanoseconds()
-        try body(i)
+        try await body(i)
         samples[i] = nanoseconds() - t0
         if voluntarySwitches() != switches { blocked.append(samples[i]) }
     }
@@ -101,18 +101,18 @@ do throws(StorageError) {
         let now = Date()
         let until = now.addingTimeInterval(600)
         let run = UUID().uuidString.prefix(8)
-        try measure(mode: mode, operation: "remember", ops: ops) { i throws(StorageError) in
-            _ = try ledger.rememberDeviceToken(digest: "\(run)-digest-\(i)-0123456789abcdef0123456789abcdef", until: until, now: now)
+        try await measure(mode: mode, operation: "remember", ops: ops) { i throws(StorageError) in
+            _ = try await ledger.rememberDeviceToken(digest: "\(run)-digest-\(i)-0123456789abcdef0123456789abcdef", until: until, now: now)
         }
-        try measure(mode: mode, operation: "intent", ops: ops) { i throws(StorageError) in
+        try await measure(mode: mode, operation: "intent", ops: ops) { i throws(StorageError) in
             let id = "\(run)-intent-\(i)"
             let event = AuditEvent(client: "marketing", action: .promotionClaim, subject: "spring", bitsBefore: "never-set",
                                    bitsAfter: "(1,0)@2026-11", result: "pending", tokenPrefix: "0123456789ab")
-            try ledger.recordWriteIntent(WriteIntent(id: id, tokenPrefix: "0123456789ab", bits: "(1,0)", month: "2026-11",
+            try await ledger.recordWriteIntent(WriteIntent(id: id, tokenPrefix: "0123456789ab", bits: "(1,0)", month: "2026-11",
                                                      successResult: "ok", event: event))
-            try ledger.resolveWriteIntent(id: id, result: "ok", bitsAfter: "(1,0)@2026-11", reason: nil, transactionID: "tx-\(i)")
+            try await ledger.resolveWriteIntent(id: id, result: "ok", bitsAfter: "(1,0)@2026-11", reason: nil, transactionID: "tx-\(i)")
         }
-        try measure(mode: mode, operation: "idempotency", ops: ops) { i throws(StorageError) in
+        try await measure(mode: mode, operation: "idempotency", ops: ops) { i throws(StorageError) in
             let key = "\(run)-key-\(i)"
             _ = try ledger.beginIdempotent(client: "marketing", key: key, requestHash: "hash-\(i)", owner: "bench", now: now)
             try ledger.completeIdempotent(client: "marketing", key: key, status: 200, body: body)

@@ -4,8 +4,8 @@ public import FoundationEssentials
 /// PostgreSQL implementation follow for running several instances.
 ///
 /// Every call is `async` so that an implementation may wait on a network round trip without holding a
-/// thread; records are plain Swift values. `SQLiteLedger`'s methods are synchronous and run on the
-/// caller's thread (a write costs tens of microseconds; its WAL checkpoints run on a thread of their own).
+/// thread; records are plain Swift values. `SQLiteLedger` runs on the caller's thread (a write costs
+/// tens of microseconds), its hot writes committed together once per event-loop turn.
 public protocol Ledger: Sendable {
     /// Fails when the store cannot take a write (readiness). Implementations may cache the verdict for a
     /// few seconds; a database file that is no longer the file at its path fails at once.

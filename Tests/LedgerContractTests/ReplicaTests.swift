@@ -320,19 +320,19 @@ struct ReplicaTests {
             let sqliteStore = try SQLiteStore()
             defer { sqliteStore.destroy() }
             let source = try SQLiteLedger(path: sqliteStore.path)
-            for i in 0..<5 { try source.record(AuditEvent(at: .ms(1_000 + Int64(i)), client: "c", action: "custom.\(i)", result: "ok", reason: "r\(i)")) }
+            for i in 0..<5 { try await source.record(AuditEvent(at: .ms(1_000 + Int64(i)), client: "c", action: "custom.\(i)", result: "ok", reason: "r\(i)")) }
             try source.db.execute("DELETE FROM audit_events WHERE action = 'custom.2'")   // a gap in the ids
-            try source.recordWriteIntent(AuditAndIntentContractTests.intent("i-1"))
-            try source.resolveWriteIntent(id: "i-1", result: "unknown", bitsAfter: nil, reason: "timeout", transactionID: nil)
+            try await source.recordWriteIntent(AuditAndIntentContractTests.intent("i-1"))
+            try await source.resolveWriteIntent(id: "i-1", result: "unknown", bitsAfter: nil, reason: "timeout", transactionID: nil)
             #expect(try source.beginIdempotent(client: "c", key: "k", requestHash: "h", owner: "o", now: now) == .started)
             try source.completeIdempotent(client: "c", key: "k", status: 201, body: Data([0, 0xff, 0x10]))
             #expect(try source.beginIdempotent(client: "c", key: "open", requestHash: "h", owner: "o", now: now) == .started)
             try source.setPendingAction(PendingDeviceAction(installID: "inst", kind: .ban, reason: nil, client: "admin", createdAt: .ms(7)))
-            #expect(try source.rememberDeviceToken(digest: "d", until: now.addingTimeInterval(60), now: now))
-            #expect(try source.consumeTokenID("j", until: now.addingTimeInterval(60), now: now))
+            #expect(try await source.rememberDeviceToken(digest: "d", until: now.addingTimeInterval(60), now: now))
+            #expect(try await source.consumeTokenID("j", until: now.addingTimeInterval(60), now: now))
             #expect(try source.addDebugSecret(name: "n", digest: "g", now: .ms(9)))
             try source.recordKeyActivation(kid: "k1", at: .ms(11))
-            #expect(try source.issueAppAttestChallenge(digest: "ch", until: now.addingTimeInterval(300), now: now))
+            #expect(try await source.issueAppAttestChallenge(digest: "ch", until: now.addingTimeInterval(300), now: now))
             var attested = AppAttestContractTests.key("aa-key")
             attested.receipt = Data([0x00, 0xff, 0x7f, 0x80])
             #expect(try source.storeAppAttestKey(attested))

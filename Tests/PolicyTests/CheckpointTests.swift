@@ -9,9 +9,9 @@ import Testing
     static let pageSize = 4096
 
     /// Writes `rows` audit events of about one page each.
-    static func fill(_ ledger: SQLiteLedger, rows: Int) throws {
+    static func fill(_ ledger: SQLiteLedger, rows: Int) async throws {
         for i in 0..<rows {
-            try ledger.record(AuditEvent(client: "t", action: .ban, subject: "row-\(i)", result: "ok",
+            try await ledger.record(AuditEvent(client: "t", action: .ban, subject: "row-\(i)", result: "ok",
                                          reason: String(repeating: "x", count: 3_000)))
         }
     }
@@ -33,7 +33,7 @@ import Testing
         let path = dir.appendingPathComponent("ledger.sqlite").path
         let ledger = try SQLiteLedger(path: path, checkpointInterval: .milliseconds(50))
         // 100 rows of a page each, a few hundred log pages: below the 1000 at which SQLite (or a commit) would checkpoint.
-        try Self.fill(ledger, rows: 100)
+        try await Self.fill(ledger, rows: 100)
         #expect(try await Self.waitForDatabase(path, pages: 100) >= 100 * Self.pageSize)
         #expect(try await ledger.auditEvents(limit: 1_000, before: nil).count == 100)
     }
@@ -43,7 +43,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("ledger.sqlite").path
         let ledger = try SQLiteLedger(path: path, checkpointInterval: .seconds(3_600))
-        try Self.fill(ledger, rows: 1_200)
+        try await Self.fill(ledger, rows: 1_200)
         #expect(try await Self.waitForDatabase(path, pages: 1_000) >= 1_000 * Self.pageSize)
     }
 
@@ -53,7 +53,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("ledger.sqlite").path
         let ledger = try SQLiteLedger(path: path, checkpointInterval: nil)
-        try Self.fill(ledger, rows: 100)
+        try await Self.fill(ledger, rows: 100)
         try await Task.sleep(for: .milliseconds(300))
         let size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         #expect(size < 50 * Self.pageSize)

@@ -223,7 +223,7 @@ struct HostileStorageTests {
             let lost = try h.newDevice()
             for (device, written) in [(landed, true), (lost, false)] {
                 // What a killed process leaves behind: the intent recorded, maybe written, never resolved.
-                try h.ledger.recordWriteIntent(WriteIntent(
+                try await h.ledger.recordWriteIntent(WriteIntent(
                     id: UUID().uuidString, tokenPrefix: device.token.shortDigest, bits: "(0,1)", month: h.month.description, successResult: "ok",
                     event: AuditEvent(client: "admin", action: "ban", bitsBefore: "never-set", bitsAfter: "(0,1)@\(h.month)", result: "pending",
                                       tokenPrefix: device.token.shortDigest)))
@@ -256,7 +256,7 @@ struct HostileStorageTests {
     }
 
     /// The cached verdict never hides a deleted file: the inode check runs on every call.
-    @Test func aCachedVerdictStillNoticesADeletedFile() throws {
+    @Test func aCachedVerdictStillNoticesADeletedFile() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ledger-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -265,7 +265,7 @@ struct HostileStorageTests {
         try ledger.checkHealth()
         try FileManager.default.removeItem(atPath: path)
         #expect(throws: StorageError.self) { try ledger.checkHealth() }
-        #expect(throws: StorageError.self) { try ledger.record(AuditEvent(client: "t", action: "ban", result: "ok")) }
+        await #expect(throws: StorageError.self) { try await ledger.record(AuditEvent(client: "t", action: "ban", result: "ok")) }
     }
 
     /// Item 9: the database and its -wal and -shm are created readable by the service's user only.
@@ -301,10 +301,10 @@ struct HostileStorageTests {
         #expect(ledger.schemaVersion == SchemaMigrations.steps.count && ledger.schemaVersion == 7)
         let old = try #require(try await ledger.auditEvents(limit: 10, before: nil).first)
         #expect(old.action == "ban" && old.intentID == nil)
-        try ledger.recordWriteIntent(WriteIntent(id: "intent-1", tokenPrefix: "abcdefabcdef", bits: "(1,0)", month: "2026-11", successResult: "ok",
+        try await ledger.recordWriteIntent(WriteIntent(id: "intent-1", tokenPrefix: "abcdefabcdef", bits: "(1,0)", month: "2026-11", successResult: "ok",
                                                  event: AuditEvent(client: "m", action: "promotion.claim", result: "pending")))
-        try ledger.resolveWriteIntent(id: "intent-1", result: "unknown", bitsAfter: "(1,0)@2026-11", reason: nil, transactionID: nil)
-        #expect(try ledger.unknownWriteIntents(tokenPrefix: "abcdefabcdef", limit: 5).map(\.id) == ["intent-1"])
+        try await ledger.resolveWriteIntent(id: "intent-1", result: "unknown", bitsAfter: "(1,0)@2026-11", reason: nil, transactionID: nil)
+        #expect(try await ledger.unknownWriteIntents(tokenPrefix: "abcdefabcdef", limit: 5).map(\.id) == ["intent-1"])
         try ledger.checkHealth()
     }
 }

@@ -23,7 +23,7 @@ import Testing
         }
     }
 
-    @Test func aNewerSchemaIsRefusedAndAFreshLedgerIsMigratedToTheLatest() throws {
+    @Test func aNewerSchemaIsRefusedAndAFreshLedgerIsMigratedToTheLatest() async throws {
         let dir = try Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let path = dir.appendingPathComponent("ledger.sqlite").path
@@ -31,10 +31,10 @@ import Testing
         let latest = ledger.schemaVersion
         #expect(latest > 0)
         // Reopening a migrated ledger keeps its data and version.
-        _ = try ledger.record(AuditEvent(client: "t", action: "ban", result: "ok"))
+        _ = try await ledger.record(AuditEvent(client: "t", action: "ban", result: "ok"))
         let again = try SQLiteLedger(path: path)
         #expect(again.schemaVersion == latest)
-        #expect(try again.auditEvents(limit: 10, before: nil).count == 1)
+        #expect(try await again.auditEvents(limit: 10, before: nil).count == 1)
 
         let raw = try SQLiteConnection(path: path)
         try raw.execute("PRAGMA user_version = \(latest + 1)")

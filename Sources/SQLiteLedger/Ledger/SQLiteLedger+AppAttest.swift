@@ -2,8 +2,8 @@ public import FoundationEssentials
 public import Ledger
 
 extension SQLiteLedger {
-    public func issueAppAttestChallenge(digest: String, until: Date, now: Date) throws(StorageError) -> Bool {
-        try insertOnce(table: "app_attest_challenges", column: "digest", value: digest, until: until, now: now)
+    public func issueAppAttestChallenge(digest: String, until: Date, now: Date) async throws(StorageError) -> Bool {
+        try await insertOnce(table: "app_attest_challenges", column: "digest", value: digest, until: until, now: now)
     }
 
     public func consumeAppAttestChallenge(digest: String, now: Date) throws(StorageError) -> Bool {

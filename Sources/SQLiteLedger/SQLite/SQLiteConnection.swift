@@ -9,7 +9,8 @@ import Glibc
 /// the duration of a statement costs microseconds; no call blocks on I/O for long in WAL mode.
 public final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
-    private let lock = Lock(())
+    /// Serialises every use of `handle` (so SQLite's own per-call mutex is not needed: `SQLITE_OPEN_NOMUTEX`).
+    let lock = Lock(())
     /// Prepared statements by SQL text, reused (reset) instead of compiled on every call. Guarded by `lock`.
     private var statements: [String: OpaquePointer] = [:]
     public let path: String
@@ -27,7 +28,7 @@ public final class SQLiteConnection: @unchecked Sendable {
             if fd >= 0 { close(fd) }
         }
         var db: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
@@ -115,17 +116,20 @@ public final class SQLiteConnection: @unchecked Sendable {
 
     /// Runs `body` inside one transaction (BEGIN IMMEDIATE … COMMIT), rolling back on error.
     public func transaction<T>(_ body: (SQLiteTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        try lock.withLock { () throws(SQLiteError) -> T in
-            try verifyFileIdentity()
-            try run("BEGIN IMMEDIATE", [])
-            do throws(SQLiteError) {
-                let value = try body(SQLiteTransaction(connection: self))
-                try run("COMMIT", [])
-                return value
-            } catch {
-                _ = try? run("ROLLBACK", [])
-                throw error
-            }
+        try lock.withLock { () throws(SQLiteError) -> T in try transactionLocked(body) }
+    }
+
+    /// `transaction` with the lock already held.
+    func transactionLocked<T>(_ body: (SQLiteTransaction) throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        try verifyFileIdentity()
+        try run("BEGIN IMMEDIATE", [])
+        do throws(SQLiteError) {
+            let value = try body(SQLiteTransaction(connection: self))
+            try run("COMMIT", [])
+            return value
+        } catch {
+            _ = try? run("ROLLBACK", [])
+            throw error
         }
     }
 

@@ -3,7 +3,8 @@ import PostgresLedger
 import SQLiteLedger
 
 extension DatabaseLocation {
-    /// Opens the ledger at this location, its schema migrated: SQLite inline on the caller's thread, PostgreSQL
+    /// Opens the ledger at this location, its schema migrated: SQLite on the caller's thread (the hot writes
+    /// made on a loop committed together once per turn), PostgreSQL
     /// through `pool.size` connections for transactions and `pool.pipelines` for single statements, on threads of their own.
     /// `observer` is told each call's duration (the ledger latency metric).
     public func openLedger(pool: ServiceConfiguration.DatabasePool, observer: (any LedgerCallObserver)? = nil) throws(StorageError) -> any Ledger {

@@ -1,0 +1,75 @@
+import EventLoops
+import Foundation
+import Ledger
+import Locking
+@testable import SQLiteLedger
+import Testing
+
+/// The SQLite ledger's hot writes made on an event loop in one turn share one commit (`GroupCommit`): each
+/// must still have the outcome it would have had alone, and be answered to its own caller.
+@Suite("SQLite group commit")
+struct GroupCommitTests {
+    /// Starts `count` tasks on `loop` from the loop itself, so that all of them run in the same turn, and
+    /// returns what each returned (or nil when it threw), by index.
+    static func onOneTurn<T: Sendable>(of loop: EventLoop, count: Int, _ body: @escaping @Sendable (Int) async throws -> T) async -> [T?] {
+        let answers = Lock([T?](repeating: nil, count: count))
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let left = Lock(count)
+            loop.execute {
+                for i in 0..<count {
+                    Task(executorPreference: loop) {
+                        let answer = try? await body(i)
+                        answers.withLock { $0[i] = answer }
+                        if left.withLock({ n -> Int in n -= 1; return n }) == 0 { done.resume() }
+                    }
+                }
+            }
+        }
+        return answers.withLock { $0 }
+    }
+
+    @Test func writesMadeInOneTurnShareOneCommitAndEachGetsItsOwnAnswer() async throws {
+        let store = try SQLiteStore()
+        defer { store.destroy() }
+        let ledger = try SQLiteLedger(path: store.path)
+        let loop = EventLoop(name: "group-commit-test")
+        defer { loop.stop() }
+        let now = Date()
+        // 25 digests, each asked for twice in the same turn: the first of each pair is new, the second a reuse.
+        let firstSeen = await Self.onOneTurn(of: loop, count: 50) { i in
+            try await ledger.rememberDeviceToken(digest: "digest-\(i % 25)", until: now.addingTimeInterval(60), now: now)
+        }
+        #expect(firstSeen[..<25].allSatisfy { $0 == true })
+        #expect(firstSeen[25...].allSatisfy { $0 == false })
+        let statistics = ledger.groupCommitStatistics
+        #expect(statistics.commits == 1 && statistics.largestBatch == 50, "\(statistics)")
+        // Committed: another connection to the file sees every row.
+        let rows = try SQLiteConnection(path: store.path).query("SELECT count(*) AS n FROM device_token_uses")
+        #expect(rows.first?.int("n") == 25)
+    }
+
+    @Test func aWriteThatFailsInABatchFailsAloneAndTheOthersAreCommitted() async throws {
+        let store = try SQLiteStore()
+        defer { store.destroy() }
+        let ledger = try SQLiteLedger(path: store.path)
+        let loop = EventLoop(name: "group-commit-test")
+        defer { loop.stop() }
+        // Eleven intents in one turn; the last repeats the id of the fourth, which the unique index refuses.
+        let recorded = await Self.onOneTurn(of: loop, count: 11) { i in
+            try await ledger.recordWriteIntent(AuditAndIntentContractTests.intent("intent-\(i == 10 ? 3 : i)"))
+            return try await ledger.auditEvents(limit: 100, before: nil).count
+        }
+        #expect(recorded[..<10].allSatisfy { $0 != nil }, "\(recorded)")
+        #expect(recorded[10] == nil)
+        #expect(ledger.groupCommitStatistics.largestBatch == 11)
+        let other = try SQLiteConnection(path: store.path)
+        #expect(try other.query("SELECT count(*) AS n FROM write_intents").first?.int("n") == 10)
+        #expect(try other.query("SELECT count(*) AS n FROM audit_events WHERE intent_id = 'intent-3'").first?.int("n") == 1)
+        // Resolutions and the read of unsettled intents go through the same commits.
+        let settled = await Self.onOneTurn(of: loop, count: 10) { i in
+            try await ledger.resolveWriteIntent(id: "intent-\(i)", result: i < 4 ? "unknown" : "ok", bitsAfter: nil, reason: nil, transactionID: nil)
+            return try await ledger.unknownWriteIntents(tokenPrefix: "abcd1234", limit: 100).count
+        }
+        #expect(settled.allSatisfy { $0 == 4 }, "\(settled)")
+    }
+}
