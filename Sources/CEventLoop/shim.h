@@ -21,14 +21,21 @@ static inline int twobits_loop_epoll_create(void) { return epoll_create1(EPOLL_C
 static inline int twobits_loop_eventfd_create(void) { return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC); }
 
 /// Adds, changes (`events` != 0) or removes (`events` == 0) `fd` in the set, level-triggered.
-static inline int twobits_loop_watch(int epfd, int fd, int events) {
+/// `watched`: the caller believes `fd` is in the set already (MOD first), or not (ADD first); the other
+/// is tried when the kernel disagrees (a descriptor closed and reused leaves the set on its own).
+static inline int twobits_loop_watch(int epfd, int fd, int events, int watched) {
     if (events == 0) return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, NULL);
     struct epoll_event ev = {0};
     ev.data.fd = fd;
     if (events & TWOBITS_LOOP_READ) ev.events |= EPOLLIN;
     if (events & TWOBITS_LOOP_WRITE) ev.events |= EPOLLOUT;
-    if (epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) == 0) return 0;
-    if (errno == ENOENT) return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+    if (watched) {
+        if (epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) == 0) return 0;
+        if (errno == ENOENT) return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+        return -1;
+    }
+    if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) == 0) return 0;
+    if (errno == EEXIST) return epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev);
     return -1;
 }
 

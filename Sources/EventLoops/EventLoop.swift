@@ -53,7 +53,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         epoll = twobits_loop_epoll_create()
         wakeFD = twobits_loop_eventfd_create()
         precondition(epoll >= 0 && wakeFD >= 0)
-        precondition(twobits_loop_watch(epoll, wakeFD, Int32(TWOBITS_LOOP_READ)) == 0)
+        precondition(twobits_loop_watch(epoll, wakeFD, Int32(TWOBITS_LOOP_READ), 0) == 0)
         startThread()
     }
 
@@ -134,14 +134,14 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// earlier watch of the same descriptor.
     public func watch(_ fd: Int32, for events: IOEvents, _ handler: @escaping (IOEvents) -> Void) {
         assert(inLoop)
-        watchers[fd] = handler
-        _ = twobits_loop_watch(epoll, fd, events.rawValue)
+        let watched = watchers.updateValue(handler, forKey: fd) != nil
+        _ = twobits_loop_watch(epoll, fd, events.rawValue, watched ? 1 : 0)
     }
 
     /// Stops watching `fd` (call it before the descriptor is closed).
     public func unwatch(_ fd: Int32) {
         assert(inLoop)
-        if watchers.removeValue(forKey: fd) != nil { _ = twobits_loop_watch(epoll, fd, 0) }
+        if watchers.removeValue(forKey: fd) != nil { _ = twobits_loop_watch(epoll, fd, 0, 1) }
     }
 
     /// Calls `body` on the loop once `delay` has passed, unless cancelled first.

@@ -17,7 +17,7 @@ final class CurlTransfer: @unchecked Sendable {
     private var finished = false
 
     init?(request: OutboundRequest) {
-        guard let easy = curl_easy_init() else { return nil }
+        guard let easy = EasyHandlePool.shared.take() else { return nil }
         self.easy = easy
         twobits_easy_setopt_str(easy, CURLOPT_URL, request.url)
         twobits_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
@@ -79,7 +79,7 @@ final class CurlTransfer: @unchecked Sendable {
         guard !finished else { return }
         finished = true
         multi = nil
-        curl_easy_cleanup(easy)
+        EasyHandlePool.shared.give(easy)
         curl_slist_free_all(headerList)
         headerList = nil
         completion?(result)

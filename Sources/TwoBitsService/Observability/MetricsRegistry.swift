@@ -13,6 +13,12 @@ public final class MetricsRegistry: Sendable {
         var buckets: [Int]
         var sum: Double = 0
         var count = 0
+
+        mutating func record(_ value: Double, bounds: [Double]) {
+            for (i, bound) in bounds.enumerated() where value <= bound { buckets[i] += 1 }
+            sum += value
+            count += 1
+        }
     }
 
     private let families = Lock<[String: Family]>([:])
@@ -43,13 +49,13 @@ public final class MetricsRegistry: Sendable {
     public func observe(_ family: MetricFamily, _ values: String..., value: Double) {
         assert(family.kind == .histogram && values.count == family.labels.count, "\(family.name) takes \(family.labels)")
         let key = Self.render(Array(zip(family.labels, values)))
-        histogramFamilies.withLock { $0[family.name] = family }
+        histogramFamilies.withLock { declared in
+            if declared[family.name] == nil { declared[family.name] = family }
+        }
+        // Updated in place: copying a histogram out and back would copy its buckets on every observation.
         histograms.withLock { h in
-            var hist = h[family.name]?[key] ?? Histogram(buckets: Array(repeating: 0, count: family.buckets.count))
-            for (i, bound) in family.buckets.enumerated() where value <= bound { hist.buckets[i] += 1 }
-            hist.sum += value
-            hist.count += 1
-            h[family.name, default: [:]][key] = hist
+            h[family.name, default: [:]][key, default: Histogram(buckets: Array(repeating: 0, count: family.buckets.count))]
+                .record(value, bounds: family.buckets)
         }
     }
 
