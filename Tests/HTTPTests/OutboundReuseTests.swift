@@ -1,0 +1,29 @@
+import Foundation
+import HTTPServer
+@testable import OutboundHTTP
+import Testing
+
+/// curl's easy handles are reset and reused between calls (`EasyHandlePool`): nothing of one call (method,
+/// header, body) may reach the next.
+@Suite struct OutboundReuseTests {
+    @Test func aReusedHandleCarriesNothingFromThePreviousCall() async throws {
+        let echo = HTTPServer(configuration: HTTPServerConfiguration(threads: 1)) { request in
+            .text(200, "\(request.method) probe=\(request.header("x-probe") ?? "none") body=\(request.body.count)")
+        }
+        try echo.start()
+        let client = CurlClient()
+        let url = "http://127.0.0.1:\(echo.port)/"
+        // One at a time, so each call after the first takes the handle the one before gave back.
+        for round in 0..<3 {
+            let posted = try await client.send(OutboundRequest(method: "POST", url: url, headers: [("X-Probe", "r\(round)")], body: Data(repeating: 7, count: 3_000)))
+            #expect(posted.text == "POST probe=r\(round) body=3000", "\(posted.text)")
+            let plain = try await client.send(OutboundRequest(url: url))
+            #expect(plain.text == "GET probe=none body=0", "\(plain.text)")
+            let put = try await client.send(OutboundRequest(method: "PUT", url: url, body: Data()))
+            #expect(put.text == "PUT probe=none body=0", "\(put.text)")
+        }
+        #expect(EasyHandlePool.shared.idleCount > 0)
+        client.shutdown()
+        await echo.shutdown()
+    }
+}
