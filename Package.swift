@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "Sandbox", dependencies: ["DeviceCheck", "TwoBitsCrypto", "HTTPServer", "Locking", "AppAttest"], swiftSettings: layered),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
-        .target(name: "Policy", dependencies: ["DeviceCheck", "Ledger"], swiftSettings: layered),
+        .target(name: "Policy", dependencies: ["DeviceCheck", "Ledger", "TwoBitsCrypto"], swiftSettings: layered),
         .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
         // App Attest's verification core: a strict CBOR decoder, attestation and assertion verifiers. Stateless.
         .target(name: "AppAttest", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),

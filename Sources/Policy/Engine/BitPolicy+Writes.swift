@@ -1,6 +1,7 @@
 import DeviceCheck
 import FoundationEssentials
 import Ledger
+import TwoBitsCrypto
 
 extension BitPolicy {
     /// Writes both bits to Apple, audited from before the call to its real outcome; returns Apple's
@@ -25,7 +26,7 @@ extension BitPolicy {
         event.bitsAfter = "\(bits)@\(month)"
         event.tokenPrefix = token.shortDigest
         event.result = "pending"
-        let intent = WriteIntent(id: UUID().uuidString.lowercased(), tokenPrefix: token.shortDigest, bits: "\(bits)", month: month.description,
+        let intent = WriteIntent(id: SecureRandom.uuid(), tokenPrefix: token.shortDigest, bits: "\(bits)", month: month.description,
                                  successResult: audit.result, event: event)
         do { try await ledger.recordWriteIntent(intent) } catch { throw .storage(error) }
         if Task.isCancelled {

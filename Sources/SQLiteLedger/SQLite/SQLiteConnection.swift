@@ -157,7 +157,8 @@ public final class SQLiteConnection: @unchecked Sendable {
             case .null: rc = sqlite3_bind_null(stmt, index)
             case .integer(let v): rc = sqlite3_bind_int64(stmt, index, v)
             case .real(let v): rc = sqlite3_bind_double(stmt, index, v)
-            case .text(let v): rc = twobits_sqlite_bind_text(stmt, index, v, -1)
+            // withCString lends the string's own bytes (a C-string argument would copy them into an array first).
+            case .text(let v): rc = v.withCString { twobits_sqlite_bind_text(stmt, index, $0, -1) }
             case .blob(let v): rc = v.withUnsafeBytes { twobits_sqlite_bind_blob(stmt, index, $0.baseAddress, Int32($0.count)) }
             }
             guard rc == SQLITE_OK else { throw currentError() }

@@ -2,6 +2,7 @@ import DeviceCheck
 import FoundationEssentials
 import HTTPServer
 import Policy
+import TwoBitsCrypto
 import UseCases
 
 /// Promotion claims and eligibility (role `promotions`).
@@ -22,12 +23,6 @@ struct PromotionController: Sendable {
                 return .json(200, Answer(promotion: id, eligible: e.eligible, reason: e.reason.rawValue, claimed_month: e.claimedMonth?.description))
             } catch { throw APIError(error) }
         }
-    }
-
-    struct Claimed: Encodable {
-        let promotion: String
-        let claimed: Bool
-        let claimed_month: String
     }
 
     private func claim(_ request: APIRequest) async throws(APIError) -> ServerResponse {
@@ -55,7 +50,11 @@ struct PromotionController: Sendable {
     /// The answer to a final verdict: 200 with the claim, or the refusal's error envelope.
     static func answer(_ verdict: ClaimVerdict, promotion id: String) -> ServerResponse {
         switch verdict {
-        case .claimed(let outcome): .json(200, Claimed(promotion: id, claimed: true, claimed_month: outcome.claimedMonth.description))
+        case .claimed(let outcome):
+            // Written directly (the hot route), as JSONEncoder with sorted keys would write it.
+            ServerResponse(status: 200, headers: [("Content-Type", "application/json")],
+                           body: Data((#"{"claimed":true,"claimed_month":""# + outcome.claimedMonth.description + #"","promotion":"#
+                                       + JSONString.quote(id) + "}").utf8))
         case .refused(let error): APIError(error).response
         }
     }

@@ -30,7 +30,7 @@ public final class MetricsRegistry: Sendable {
     /// Adds `value` to a counter; `values` are the family's label values, in the order of its label names.
     public func increment(_ family: MetricFamily, _ values: String..., by value: Double = 1) {
         assert(family.kind == .counter && values.count == family.labels.count, "\(family.name) takes \(family.labels)")
-        let key = Self.render(Array(zip(family.labels, values)))
+        let key = Self.render(family.labels, values)
         families.withLock { f in
             f[family.name, default: Family(help: family.help, type: family.kind.rawValue)].samples[key, default: 0] += value
         }
@@ -39,7 +39,7 @@ public final class MetricsRegistry: Sendable {
     /// Sets a gauge to `value`; `values` are the family's label values.
     public func set(_ family: MetricFamily, _ values: String..., to value: Double) {
         assert(family.kind == .gauge && values.count == family.labels.count, "\(family.name) takes \(family.labels)")
-        let key = Self.render(Array(zip(family.labels, values)))
+        let key = Self.render(family.labels, values)
         families.withLock { f in
             f[family.name, default: Family(help: family.help, type: family.kind.rawValue)].samples[key] = value
         }
@@ -48,7 +48,7 @@ public final class MetricsRegistry: Sendable {
     /// Records one observation in a histogram with its family's buckets.
     public func observe(_ family: MetricFamily, _ values: String..., value: Double) {
         assert(family.kind == .histogram && values.count == family.labels.count, "\(family.name) takes \(family.labels)")
-        let key = Self.render(Array(zip(family.labels, values)))
+        let key = Self.render(family.labels, values)
         histogramFamilies.withLock { declared in
             if declared[family.name] == nil { declared[family.name] = family }
         }
@@ -85,11 +85,20 @@ public final class MetricsRegistry: Sendable {
         return out
     }
 
-    private static func render(_ labels: [(String, String)]) -> String {
+    /// `name="value",…` in one allocation (it is made for every update).
+    private static func render(_ names: [String], _ values: [String]) -> String {
+        guard !names.isEmpty else { return "" }
+        let escaped = values.map(escape)
+        var capacity = 0
+        for (name, value) in zip(names, escaped) { capacity += name.utf8.count + value.utf8.count + 4 }
         var out = ""
-        for (i, (name, value)) in labels.enumerated() {
-            if i > 0 { out += "," }
-            out += name + "=\"" + escape(value) + "\""
+        out.reserveCapacity(capacity)
+        for (i, (name, value)) in zip(names, escaped).enumerated() {
+            if i > 0 { out.append(",") }
+            out.append(name)
+            out.append("=\"")
+            out.append(value)
+            out.append("\"")
         }
         return out
     }
