@@ -12,6 +12,8 @@ public final class SQLiteLedger: Ledger {
     let db: SQLiteConnection
     /// The hot writes (reuse records, audit events, write intents), committed together per loop turn.
     let groupCommit: GroupCommit
+    /// Lets `unknownWriteIntents` skip its query while no intent can be `unknown`.
+    let unknownIntents = UnknownIntents()
     /// This ledger instance, as the taker of pending orders (`claimPendingAction`).
     let instance = "sqlite-" + UUID().uuidString
     /// Nil for an in-memory database, or when SQLite's automatic (inline) checkpoints were asked for.
@@ -34,6 +36,7 @@ public final class SQLiteLedger: Ledger {
             db = try SQLiteConnection(path: path)
             groupCommit = GroupCommit(db: db)
             try SchemaMigrations.apply(to: db)
+            unknownIntents.lowerIfNone(in: db)
             if let checkpointInterval, !SQLiteConnection.isMemory(path) {
                 let checkpointer = try WALCheckpointer(path: path, interval: checkpointInterval)
                 self.checkpointer = checkpointer
@@ -157,16 +160,21 @@ public final class SQLiteLedger: Ledger {
     }
 
     public func resolveWriteIntent(id: String, result: String, bitsAfter: String?, reason: String?, transactionID: String?) async throws(StorageError) {
+        let unknownIntents = unknownIntents
         try await write { tx throws(SQLiteError) in
+                if result == "unknown" { unknownIntents.raise() }
                 try tx.query("""
                     UPDATE audit_events SET result = ?, bits_after = ?, reason = ?, transaction_id = ?
                     WHERE intent_id = ? AND result IN ('pending', 'unknown')
                     """, [.text(result), .optional(bitsAfter), .optional(reason), .optional(transactionID), .text(id)])
                 if result != "unknown" { try tx.query("DELETE FROM write_intents WHERE intent_id = ?", [.text(id)]) }
         }
+        // This may have settled the last unknown intent.
+        if result != "unknown" { unknownIntents.lowerIfNone(in: db) }
     }
 
     public func unknownWriteIntents(tokenPrefix: String, limit: Int) async throws(StorageError) -> [WriteIntent] {
+        guard unknownIntents.mayExist else { return [] }
         let rows = try await write { tx throws(SQLiteError) in
             try tx.query("""
                 SELECT a.*, w.token_prefix AS intent_token_prefix, w.bits, w.month, w.success_result FROM write_intents w
@@ -184,6 +192,7 @@ public final class SQLiteLedger: Ledger {
     public func markInterruptedWriteIntents(reason: String) throws(StorageError) -> Int {
         try run { () throws(SQLiteError) -> Int in
             try db.transaction { tx throws(SQLiteError) -> Int in
+                unknownIntents.raise()
                 try tx.query("""
                     UPDATE audit_events SET result = 'unknown', reason = CASE WHEN reason IS NULL THEN ? ELSE reason || '; ' || ? END
                     WHERE result = 'pending' AND intent_id IS NOT NULL
