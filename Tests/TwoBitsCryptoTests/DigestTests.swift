@@ -44,6 +44,19 @@ import TwoBitsCrypto
         #expect(seen.count == 2_000)
     }
 
+    @Test func uuidV7CarriesItsMillisecondsFirstAndSortsByThem() throws {
+        let pattern = /[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}/
+        let ms: UInt64 = 1_764_072_000_123   // 2025-11-25T12:00:00.123Z
+        let uuid = SecureRandom.uuidV7(milliseconds: ms)
+        #expect(uuid.wholeMatch(of: pattern) != nil, "\(uuid)")
+        #expect(UUID(uuidString: uuid) != nil)
+        let hex = uuid.replacingOccurrences(of: "-", with: "")
+        #expect(UInt64(hex.prefix(12), radix: 16) == ms)
+        let later = (0..<100).map { SecureRandom.uuidV7(milliseconds: ms + 1 + UInt64($0)) }
+        #expect(later.allSatisfy { $0 > uuid } && later == later.sorted())
+        #expect(Set((0..<1_000).map { _ in SecureRandom.uuidV7(milliseconds: ms) }).count == 1_000)
+    }
+
     @Test func bytesHaveTheRequestedLengthAndDiffer() {
         #expect(SecureRandom.bytes(0).isEmpty)
         #expect(SecureRandom.bytes(48).count == 48)

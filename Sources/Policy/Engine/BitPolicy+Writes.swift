@@ -26,7 +26,9 @@ extension BitPolicy {
         event.bitsAfter = "\(bits)@\(month)"
         event.tokenPrefix = token.shortDigest
         event.result = "pending"
-        let intent = WriteIntent(id: SecureRandom.uuid(), tokenPrefix: token.shortDigest, bits: "\(bits)", month: month.description,
+        // Time-ordered ids: the intents written together share the index pages of the ledger's keys.
+        let id = SecureRandom.uuidV7(milliseconds: UInt64(max(0, event.at.timeIntervalSince1970 * 1000)))
+        let intent = WriteIntent(id: id, tokenPrefix: token.shortDigest, bits: "\(bits)", month: month.description,
                                  successResult: audit.result, event: event)
         do { try await ledger.recordWriteIntent(intent) } catch { throw .storage(error) }
         if Task.isCancelled {
