@@ -28,48 +28,51 @@ struct GroupCommitTests {
         return answers.withLock { $0 }
     }
 
-    @Test func writesMadeInOneTurnShareOneCommitAndEachGetsItsOwnAnswer() async throws {
+    /// A SQLite ledger in a fresh file, and an event loop to call it from; both gone afterwards.
+    static func withLedgerAndLoop(_ body: (SQLiteStore, SQLiteLedger, EventLoop) async throws -> Void) async throws {
         let store = try SQLiteStore()
         defer { store.destroy() }
-        let ledger = try SQLiteLedger(path: store.path)
         let loop = EventLoop(name: "group-commit-test")
         defer { loop.stop() }
-        let now = Date()
-        // 25 digests, each asked for twice in the same turn: the first of each pair is new, the second a reuse.
-        let firstSeen = await Self.onOneTurn(of: loop, count: 50) { i in
-            try await ledger.rememberDeviceToken(digest: "digest-\(i % 25)", until: now.addingTimeInterval(60), now: now)
+        try await body(store, try SQLiteLedger(path: store.path), loop)
+    }
+
+    @Test func writesMadeInOneTurnShareOneCommitAndEachGetsItsOwnAnswer() async throws {
+        try await Self.withLedgerAndLoop { store, ledger, loop in
+            let now = Date()
+            // 25 digests, each asked for twice in the same turn: the first of each pair is new, the second a reuse.
+            let firstSeen = await Self.onOneTurn(of: loop, count: 50) { i in
+                try await ledger.rememberDeviceToken(digest: "digest-\(i % 25)", until: now.addingTimeInterval(60), now: now)
+            }
+            #expect(firstSeen[..<25].allSatisfy { $0 == true })
+            #expect(firstSeen[25...].allSatisfy { $0 == false })
+            let statistics = ledger.groupCommitStatistics
+            #expect(statistics.commits == 1 && statistics.largestBatch == 50, "\(statistics)")
+            // Committed: another connection to the file sees every row.
+            let rows = try SQLiteConnection(path: store.path).query("SELECT count(*) AS n FROM device_token_uses")
+            #expect(rows.first?.int("n") == 25)
         }
-        #expect(firstSeen[..<25].allSatisfy { $0 == true })
-        #expect(firstSeen[25...].allSatisfy { $0 == false })
-        let statistics = ledger.groupCommitStatistics
-        #expect(statistics.commits == 1 && statistics.largestBatch == 50, "\(statistics)")
-        // Committed: another connection to the file sees every row.
-        let rows = try SQLiteConnection(path: store.path).query("SELECT count(*) AS n FROM device_token_uses")
-        #expect(rows.first?.int("n") == 25)
     }
 
     @Test func aWriteThatFailsInABatchFailsAloneAndTheOthersAreCommitted() async throws {
-        let store = try SQLiteStore()
-        defer { store.destroy() }
-        let ledger = try SQLiteLedger(path: store.path)
-        let loop = EventLoop(name: "group-commit-test")
-        defer { loop.stop() }
-        // Eleven intents in one turn; the last repeats the id of the fourth, which the unique index refuses.
-        let recorded = await Self.onOneTurn(of: loop, count: 11) { i in
-            try await ledger.recordWriteIntent(AuditAndIntentContractTests.intent("intent-\(i == 10 ? 3 : i)"))
-            return try await ledger.auditEvents(limit: 100, before: nil).count
+        try await Self.withLedgerAndLoop { store, ledger, loop in
+            // Eleven intents in one turn; the last repeats the id of the fourth, which the unique index refuses.
+            let recorded = await Self.onOneTurn(of: loop, count: 11) { i in
+                try await ledger.recordWriteIntent(AuditAndIntentContractTests.intent("intent-\(i == 10 ? 3 : i)"))
+                return try await ledger.auditEvents(limit: 100, before: nil).count
+            }
+            #expect(recorded[..<10].allSatisfy { $0 != nil }, "\(recorded)")
+            #expect(recorded[10] == nil)
+            #expect(ledger.groupCommitStatistics.largestBatch == 11)
+            let other = try SQLiteConnection(path: store.path)
+            #expect(try other.query("SELECT count(*) AS n FROM write_intents").first?.int("n") == 10)
+            #expect(try other.query("SELECT count(*) AS n FROM audit_events WHERE intent_id = 'intent-3'").first?.int("n") == 1)
+            // Resolutions and the read of unsettled intents go through the same commits.
+            let settled = await Self.onOneTurn(of: loop, count: 10) { i in
+                try await ledger.resolveWriteIntent(id: "intent-\(i)", result: i < 4 ? "unknown" : "ok", bitsAfter: nil, reason: nil, transactionID: nil)
+                return try await ledger.unknownWriteIntents(tokenPrefix: "abcd1234", limit: 100).count
+            }
+            #expect(settled.allSatisfy { $0 == 4 }, "\(settled)")
         }
-        #expect(recorded[..<10].allSatisfy { $0 != nil }, "\(recorded)")
-        #expect(recorded[10] == nil)
-        #expect(ledger.groupCommitStatistics.largestBatch == 11)
-        let other = try SQLiteConnection(path: store.path)
-        #expect(try other.query("SELECT count(*) AS n FROM write_intents").first?.int("n") == 10)
-        #expect(try other.query("SELECT count(*) AS n FROM audit_events WHERE intent_id = 'intent-3'").first?.int("n") == 1)
-        // Resolutions and the read of unsettled intents go through the same commits.
-        let settled = await Self.onOneTurn(of: loop, count: 10) { i in
-            try await ledger.resolveWriteIntent(id: "intent-\(i)", result: i < 4 ? "unknown" : "ok", bitsAfter: nil, reason: nil, transactionID: nil)
-            return try await ledger.unknownWriteIntents(tokenPrefix: "abcd1234", limit: 100).count
-        }
-        #expect(settled.allSatisfy { $0 == 4 }, "\(settled)")
     }
 }
