@@ -54,6 +54,23 @@ struct GroupCommitTests {
         }
     }
 
+    @Test func aLongTurnIsCommittedInTransactionsOfAtMostTheLimit() async throws {
+        try await Self.withLedgerAndLoop { store, ledger, loop in
+            let now = Date()
+            let limit = 128   // docs/architecture.md
+            #expect(ledger.groupCommit.batchLimit == limit)
+            let count = 2 * limit + 44
+            let firstSeen = await Self.onOneTurn(of: loop, count: count) { i in
+                try await ledger.rememberDeviceToken(digest: "digest-\(i)", until: now.addingTimeInterval(60), now: now)
+            }
+            #expect(firstSeen.allSatisfy { $0 == true })
+            let statistics = ledger.groupCommitStatistics
+            #expect(statistics.commits == 3 && statistics.largestBatch == limit && statistics.writes == count, "\(statistics)")
+            let rows = try SQLiteConnection(path: store.path).query("SELECT count(*) AS n FROM device_token_uses")
+            #expect(rows.first?.int("n") == count)
+        }
+    }
+
     @Test func aWriteThatFailsInABatchFailsAloneAndTheOthersAreCommitted() async throws {
         try await Self.withLedgerAndLoop { store, ledger, loop in
             // Eleven intents in one turn; the last repeats the id of the fourth, which the unique index refuses.

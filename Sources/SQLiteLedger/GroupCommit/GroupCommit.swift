@@ -12,8 +12,14 @@ import Locking
 final class GroupCommit: Sendable {
     private let db: SQLiteConnection
     private let stats = Lock(GroupCommitStatistics())
+    /// The most writes one transaction takes: a turn that queued more commits them in several, so that the
+    /// connection's lock (which the other loops' commits wait for) is never held for long.
+    let batchLimit: Int
 
-    init(db: SQLiteConnection) { self.db = db }
+    init(db: SQLiteConnection, batchLimit: Int = 128) {
+        self.db = db
+        self.batchLimit = max(1, batchLimit)
+    }
 
     /// Runs `body` in a transaction, shared with the other writes queued on the calling loop.
     func write<T: Sendable>(_ body: @escaping (SQLiteTransaction) throws(SQLiteError) -> T) async throws(SQLiteError) -> T {
@@ -37,9 +43,12 @@ final class GroupCommit: Sendable {
         var writes: [PendingWrite] = []
         swap(&writes, &pending.writes)
         pending.flushScheduled = false
-        let errors = db.transaction(each: writes.map(\.run))
-        stats.withLock { $0.record(batch: writes.count) }
-        for (write, error) in zip(writes, errors) { write.finish(error) }
+        for start in stride(from: 0, to: writes.count, by: batchLimit) {
+            let batch = writes[start..<min(start + batchLimit, writes.count)]
+            let errors = db.transaction(each: batch.map(\.run))
+            stats.withLock { $0.record(batch: batch.count) }
+            for (write, error) in zip(batch, errors) { write.finish(error) }
+        }
     }
 
     /// How the writes were grouped so far (for tests and the benchmark).
