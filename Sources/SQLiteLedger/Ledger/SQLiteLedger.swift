@@ -74,16 +74,23 @@ public final class SQLiteLedger: Ledger {
 
     @discardableResult
     func run<T>(_ body: () throws(SQLiteError) -> T) throws(StorageError) -> T {
-        let start = observer == nil ? nil : ContinuousClock.now
-        defer { if let start, let observer { observer.ledgerCallFinished(seconds: (ContinuousClock.now - start).inSeconds) } }
+        let start = callStarted()
+        defer { callFinished(start) }
         do { return try body() } catch { throw StorageError(error) }
     }
 
     /// Runs `body` through the group commit (see `GroupCommit`), timed like `run`.
     func write<T: Sendable>(_ body: @escaping (SQLiteTransaction) throws(SQLiteError) -> T) async throws(StorageError) -> T {
-        let start = observer == nil ? nil : ContinuousClock.now
-        defer { if let start, let observer { observer.ledgerCallFinished(seconds: (ContinuousClock.now - start).inSeconds) } }
+        let start = callStarted()
+        defer { callFinished(start) }
         do { return try await groupCommit.write(body) } catch { throw StorageError(error) }
+    }
+
+    /// The ledger latency metric's clock: read only when somebody measures.
+    private func callStarted() -> ContinuousClock.Instant? { observer == nil ? nil : ContinuousClock.now }
+
+    private func callFinished(_ start: ContinuousClock.Instant?) {
+        if let start, let observer { observer.ledgerCallFinished(seconds: (ContinuousClock.now - start).inSeconds) }
     }
 
     /// How the group commit has grouped the hot writes so far.
