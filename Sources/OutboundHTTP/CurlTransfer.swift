@@ -27,8 +27,10 @@ final class CurlTransfer: @unchecked Sendable {
         // Plain HTTP is HTTP/1.1 only: waiting would queue a cold burst behind the first answer.
         if request.url.hasPrefix("https://") { twobits_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) }
         twobits_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
-        // Apple's answers are a few bytes; smaller buffers keep thousands of calls in flight cheap.
-        twobits_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 4_096)
+        // Apple's answers are a few bytes: curl's smallest receive buffer (1 KiB) keeps thousands of calls
+        // in flight cheap, and curl allocates it per transfer, where glibc's per-thread cache serves
+        // 1 KiB but not 4 KiB (a larger block also makes glibc consolidate its free lists first).
+        twobits_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 1_024)
         twobits_easy_setopt_long(easy, CURLOPT_UPLOAD_BUFFERSIZE, 16_384)
         switch request.method {
         case "GET": twobits_easy_setopt_long(easy, CURLOPT_HTTPGET, 1)

@@ -48,9 +48,10 @@ public struct HTTPServerConfiguration: Sendable {
         self.reservedFileDescriptors = reservedFileDescriptors
     }
 
-    /// libmicrohttpd's per-connection memory: twice the largest header section we accept plus room for
-    /// its bookkeeping, so that our own 431/414 answers (in JSON) come before libmicrohttpd's (in HTML)
-    /// for requests up to about twice our limits. MHD zeroes the whole pool between requests, so this
-    /// is what each kept-alive connection costs in resident memory (24 KiB at the defaults).
-    var connectionMemoryBytes: Int { 2 * maxHeaderBytes + 8 * 1024 }
+    /// libmicrohttpd's per-connection memory: the largest header section we accept plus room for its
+    /// bookkeeping, so that our own 431/414 answers (in JSON) come before libmicrohttpd's (in HTML) for
+    /// header sections up to about 1.5 times our limit. MHD zeroes the whole pool between requests, so
+    /// this is what each kept-alive connection costs in resident memory (16 KiB at the defaults, 32 MB
+    /// with 2,048 connections).
+    var connectionMemoryBytes: Int { maxHeaderBytes + 8 * 1024 }
 }
