@@ -11,6 +11,11 @@ final class CurlMulti {
     private var inFlight: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var watched: Set<Int32> = []
     private var timer: LoopTimer?
+    /// What curl's timer runs, made once: curl moves its timer several times per call.
+    private lazy var timerFired: () -> Void = { [unowned self] in
+        timer = nil
+        act(on: -1 /* CURL_SOCKET_TIMEOUT */, flags: 0)
+    }
     private var closed = false
 
     init(loop: EventLoop, maxConnectionsPerHost: Int, maxTotalConnections: Int) {
@@ -78,10 +83,7 @@ final class CurlMulti {
         timer = nil
         guard milliseconds >= 0 else { return }
         // curl forbids calling socket_action from inside this callback: the timer fires on a later turn.
-        timer = loop.schedule(in: .milliseconds(milliseconds)) { [unowned self] in
-            timer = nil
-            act(on: -1 /* CURL_SOCKET_TIMEOUT */, flags: 0)
-        }
+        timer = loop.schedule(in: .milliseconds(milliseconds), timerFired)
     }
 
     private func socketReady(_ fd: Int32, _ ready: EventLoop.IOEvents) {

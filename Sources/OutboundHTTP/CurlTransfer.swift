@@ -6,7 +6,8 @@ import FoundationEssentials
 /// Made on the caller's thread; from `CurlMulti.add` on, touched only on the multi's loop thread.
 final class CurlTransfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
-    private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// Held while curl may read it.
+    private var headerList: CurlHeaderList?
     var received = Data()
     /// Set once, before the transfer is handed to its loop.
     var completion: (@Sendable (Result<OutboundResponse, OutboundError>) -> Void)?
@@ -48,11 +49,9 @@ final class CurlTransfer: @unchecked Sendable {
                 }
             }
         }
-        // Without this curl sends "Expect: 100-continue" for bodies over 1 KiB and waits a round trip.
-        var list = curl_slist_append(nil, "Expect:")
-        for (name, value) in request.headers { list = curl_slist_append(list, "\(name): \(value)") }
-        headerList = list
-        twobits_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+        let headers = CurlHeaderList.list(for: request.headers)
+        headerList = headers
+        twobits_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers.list)
         twobits_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
     }
 
@@ -82,7 +81,6 @@ final class CurlTransfer: @unchecked Sendable {
         finished = true
         multi = nil
         EasyHandlePool.shared.give(easy)
-        curl_slist_free_all(headerList)
         headerList = nil
         completion?(result)
         completion = nil

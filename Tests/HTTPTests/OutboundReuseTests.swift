@@ -26,4 +26,30 @@ import Testing
         client.shutdown()
         await echo.shutdown()
     }
+
+    /// Header lists are shared between calls with the same headers (`CurlHeaderList`): calls in flight
+    /// together with two header sets, each replacing the other's list in the cache, each send their own.
+    @Test func callsInFlightTogetherWithDifferentHeadersEachSendTheirOwn() async throws {
+        let echo = HTTPServer(configuration: HTTPServerConfiguration(threads: 2)) { request in
+            .text(200, "probe=\(request.header("x-probe") ?? "none")")
+        }
+        try echo.start()
+        let client = CurlClient()
+        let url = "http://127.0.0.1:\(echo.port)/"
+        let answers = try await withThrowingTaskGroup(of: (String, String).self) { group in
+            for call in 0..<60 {
+                let probe = ["a", "b", "c"][call % 3]
+                group.addTask {
+                    let headers = probe == "c" ? [] : [("X-Probe", probe), ("Content-Type", "text/plain")]
+                    let answer = try await client.send(OutboundRequest(method: "POST", url: url, headers: headers, body: Data("x".utf8)))
+                    return (probe == "c" ? "none" : probe, answer.text)
+                }
+            }
+            return try await group.reduce(into: [(String, String)]()) { $0.append($1) }
+        }
+        #expect(answers.count == 60)
+        for (probe, text) in answers { #expect(text == "probe=\(probe)") }
+        client.shutdown()
+        await echo.shutdown()
+    }
 }

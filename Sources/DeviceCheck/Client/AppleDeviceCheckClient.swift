@@ -138,7 +138,7 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
                                     timestamp: Int64(Date().timeIntervalSince1970 * 1000), bit0: bits?.bit0, bit1: bits?.bit1)
         let request = OutboundRequest(
             method: "POST", url: configuration.baseURL + endpoint.path,
-            headers: [("Authorization", "Bearer " + developerToken.jwt), ("Content-Type", "application/json")],
+            headers: [("Authorization", developerToken.authorization), ("Content-Type", "application/json")],
             body: body.encoded(), timeoutMilliseconds: max(1, timeoutMilliseconds))
         let started = ContinuousClock.now
         let result: Result<QueryResult?, DeviceCheckError>

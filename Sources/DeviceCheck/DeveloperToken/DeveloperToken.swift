@@ -4,10 +4,13 @@ public import FoundationEssentials
 public struct DeveloperToken: Sendable, Hashable, CustomStringConvertible {
     public let jwt: String
     public let issuedAt: Date
+    /// `Bearer <jwt>`, the `Authorization` value of every call, made once per token.
+    public let authorization: String
 
     public init(jwt: String, issuedAt: Date) {
         self.jwt = jwt
         self.issuedAt = issuedAt
+        authorization = "Bearer " + jwt
     }
 
     public var description: String { "DeveloperToken(iat: \(Int(issuedAt.timeIntervalSince1970)))" }
