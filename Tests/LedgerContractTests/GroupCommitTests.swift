@@ -12,18 +12,31 @@ struct GroupCommitTests {
     /// Starts `count` tasks on `loop` from the loop itself, so that all of them run in the same turn, and
     /// returns what each returned (or nil when it threw), by index.
     static func onOneTurn<T: Sendable>(of loop: EventLoop, count: Int, _ body: @escaping @Sendable (Int) async throws -> T) async -> [T?] {
+        await starting(count, on: loop, consecutiveTurns: false, body)
+    }
+
+    /// Starts `count` tasks on `loop`, one on each of consecutive turns, and returns what each returned.
+    static func onConsecutiveTurns<T: Sendable>(of loop: EventLoop, count: Int, _ body: @escaping @Sendable (Int) async throws -> T) async -> [T?] {
+        await starting(count, on: loop, consecutiveTurns: true, body)
+    }
+
+    private static func starting<T: Sendable>(_ count: Int, on loop: EventLoop, consecutiveTurns: Bool,
+                                              _ body: @escaping @Sendable (Int) async throws -> T) async -> [T?] {
         let answers = Lock([T?](repeating: nil, count: count))
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             let left = Lock(count)
-            loop.execute {
-                for i in 0..<count {
-                    Task(executorPreference: loop) {
-                        let answer = try? await body(i)
-                        answers.withLock { $0[i] = answer }
-                        if left.withLock({ n -> Int in n -= 1; return n }) == 0 { done.resume() }
-                    }
+            @Sendable func start(_ i: Int) {
+                Task(executorPreference: loop) {
+                    let answer = try? await body(i)
+                    answers.withLock { $0[i] = answer }
+                    if left.withLock({ n -> Int in n -= 1; return n }) == 0 { done.resume() }
+                }
+                // A loop job started from a loop job runs at the loop's next turn.
+                if i + 1 < count {
+                    if consecutiveTurns { loop.execute { start(i + 1) } } else { start(i + 1) }
                 }
             }
+            loop.execute { start(0) }
         }
         return answers.withLock { $0 }
     }
@@ -51,6 +64,32 @@ struct GroupCommitTests {
             // Committed: another connection to the file sees every row.
             let rows = try SQLiteConnection(path: store.path).query("SELECT count(*) AS n FROM device_token_uses")
             #expect(rows.first?.int("n") == 25)
+        }
+    }
+
+    /// Under load (the last commit held several writes) a batch waits while the turns add writes to it.
+    @Test func underLoadWritesOfConsecutiveTurnsShareOneCommit() async throws {
+        try await Self.withLedgerAndLoop { store, ledger, loop in
+            let now = Date()
+            #expect(ledger.groupCommit.lingerTurns == 3)   // docs/architecture.md
+            // A quiet loop: one write on each of three turns, three commits.
+            let quiet = await Self.onConsecutiveTurns(of: loop, count: 3) { i in
+                try await ledger.rememberDeviceToken(digest: "quiet-\(i)", until: now.addingTimeInterval(60), now: now)
+            }
+            #expect(quiet.allSatisfy { $0 == true })
+            #expect(ledger.groupCommitStatistics.commits == 3, "\(ledger.groupCommitStatistics)")
+            // Load: a commit of five writes, then one write on each of three turns, all in one more commit.
+            _ = await Self.onOneTurn(of: loop, count: 5) { i in
+                try await ledger.rememberDeviceToken(digest: "busy-\(i)", until: now.addingTimeInterval(60), now: now)
+            }
+            let spread = await Self.onConsecutiveTurns(of: loop, count: 3) { i in
+                try await ledger.rememberDeviceToken(digest: "spread-\(i)", until: now.addingTimeInterval(60), now: now)
+            }
+            #expect(spread.allSatisfy { $0 == true })
+            let statistics = ledger.groupCommitStatistics
+            #expect(statistics.commits == 5 && statistics.writes == 11, "\(statistics)")
+            let rows = try SQLiteConnection(path: store.path).query("SELECT count(*) AS n FROM device_token_uses")
+            #expect(rows.first?.int("n") == 11)
         }
     }
 
