@@ -8,20 +8,20 @@ extension SQLiteLedger {
 
     public func consumeAppAttestChallenge(digest: String, now: Date) throws(StorageError) -> Bool {
         try run { () throws(SQLiteError) -> Bool in
-            try !db.query("DELETE FROM app_attest_challenges WHERE digest = ? AND expires_ms > ? RETURNING 1 AS used",
-                          [.text(digest), .integer(Self.ms(now))]).isEmpty
+            try db.change("DELETE FROM app_attest_challenges WHERE digest = ? AND expires_ms > ?",
+                          [.text(digest), .integer(Self.ms(now))]) == 1
         }
     }
 
     public func storeAppAttestKey(_ key: AppAttestKeyRecord) throws(StorageError) -> Bool {
         try run { () throws(SQLiteError) -> Bool in
-            try !db.query("""
+            try db.change("""
                 INSERT INTO app_attest_keys (key_id, public_key, counter, receipt, environment, app_id, validation_category,
                                              first_seen_ms, revoked_ms, revoked_reason)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key_id) DO NOTHING RETURNING 1 AS stored
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key_id) DO NOTHING
                 """, [.text(key.keyID), .blob(key.publicKey), .integer(Int64(key.counter)), .blob(key.receipt), .text(key.environment),
                       .text(key.appID), key.validationCategory.map { .integer(Int64($0)) } ?? .null, .integer(Self.ms(key.firstSeen)),
-                      key.revokedAt.map { .integer(Self.ms($0)) } ?? .null, key.revokedReason.map { .text($0) } ?? .null]).isEmpty
+                      key.revokedAt.map { .integer(Self.ms($0)) } ?? .null, key.revokedReason.map { .text($0) } ?? .null]) == 1
         }
     }
 
@@ -52,10 +52,10 @@ extension SQLiteLedger {
 
     public func revokeAppAttestKey(keyID: String, reason: String, now: Date) throws(StorageError) -> Bool {
         try run { () throws(SQLiteError) -> Bool in
-            try !db.query("""
+            try db.change("""
                 UPDATE app_attest_keys SET revoked_ms = coalesce(revoked_ms, ?), revoked_reason = coalesce(revoked_reason, ?)
-                WHERE key_id = ? RETURNING 1 AS revoked
-                """, [.integer(Self.ms(now)), .text(reason), .text(keyID)]).isEmpty
+                WHERE key_id = ?
+                """, [.integer(Self.ms(now)), .text(reason), .text(keyID)]) == 1
         }
     }
 

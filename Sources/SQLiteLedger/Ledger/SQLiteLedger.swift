@@ -101,13 +101,14 @@ public final class SQLiteLedger: Ledger {
     @discardableResult
     public func record(_ event: AuditEvent) async throws(StorageError) -> Int64 {
         let values = Self.values(event)
-        let rows = try await write { tx throws(SQLiteError) in
+        // The rowid, not `RETURNING id` (see `SQLiteConnection.change`).
+        return try await write { tx throws(SQLiteError) in
             try tx.query("""
                 INSERT INTO audit_events (at_ms, client, action, subject, bits_before, bits_after, result, reason, transaction_id, token_prefix, intent_id)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, values)
+            return tx.lastInsertRowID
         }
-        return Int64(rows.first?.int("id") ?? 0)
     }
 
     private static func values(_ event: AuditEvent) -> [SQLiteValue] {
@@ -327,17 +328,19 @@ public final class SQLiteLedger: Ledger {
     func insertOnce(table: String, column: String, value: String, until: Date, now: Date) async throws(StorageError) -> Bool {
         let nowMS = Int64((now.timeIntervalSince1970 * 1000).rounded())
         let untilMS = Int64((until.timeIntervalSince1970 * 1000).rounded())
-        let rows = try await write { tx throws(SQLiteError) in
+        // A row inserted, or an expired one taken over, is one change; a live one is none (no `RETURNING`:
+        // see `SQLiteConnection.change`).
+        let changed = try await write { tx throws(SQLiteError) in
             try tx.query("""
                 INSERT INTO \(table) (\(column), expires_ms) VALUES (?, ?)
                 ON CONFLICT(\(column)) DO UPDATE SET expires_ms = excluded.expires_ms WHERE \(table).expires_ms <= ?
-                RETURNING 1 AS inserted
                 """, [.text(value), .integer(untilMS), .integer(nowMS)])
+            return tx.changes
         }
         sweeper.sweepIfDue(table: table, nowMS: nowMS) { () throws(SQLiteError) in
             try db.query("DELETE FROM \(table) WHERE expires_ms <= ?", [.integer(nowMS)])
         }
-        return !rows.isEmpty
+        return changed == 1
     }
 
     // MARK: Debug secrets

@@ -189,6 +189,20 @@ public final class SQLiteConnection: @unchecked Sendable {
     /// Rows changed by the last statement on this connection.
     var changes: Int { Int(sqlite3_changes(handle)) }
 
+    /// The rowid of the last row inserted on this connection.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Runs one statement and returns how many rows it changed (both under the lock). Preferred to
+    /// `RETURNING`, which makes SQLite open a temporary B-tree for every execution (a pager and about
+    /// 150 KB of allocations, measured).
+    public func change(_ sql: String, _ values: [SQLiteValue] = []) throws(SQLiteError) -> Int {
+        try lock.withLock { () throws(SQLiteError) -> Int in
+            try verifyFileIdentity()
+            try run(sql, values)
+            return changes
+        }
+    }
+
     private func currentError() -> SQLiteError {
         SQLiteError(code: sqlite3_errcode(handle), message: String(cString: sqlite3_errmsg(handle)))
     }

@@ -9,4 +9,7 @@ public struct SQLiteTransaction {
 
     /// Rows changed by the last statement.
     public var changes: Int { connection.changes }
+
+    /// The rowid of the last row inserted on this connection.
+    public var lastInsertRowID: Int64 { connection.lastInsertRowID }
 }
