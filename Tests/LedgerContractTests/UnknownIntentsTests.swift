@@ -31,5 +31,10 @@ import Testing
         #expect(try await reopened.unknownWriteIntents(tokenPrefix: Self.prefix, limit: 10).map(\.id) == ["in-flight"])
         try await reopened.resolveWriteIntent(id: "in-flight", result: "failed", bitsAfter: nil, reason: nil, transactionID: nil)
         #expect(try SQLiteLedger(path: store.path).unknownIntents.mayExist == false)
+
+        // A start that finds nothing in flight leaves the flag down: every request would ask otherwise.
+        let quiet = try SQLiteLedger(path: store.path)
+        #expect(try quiet.markInterruptedWriteIntents(reason: "stopped") == 0)
+        #expect(!quiet.unknownIntents.mayExist, "a start-up marking that found nothing")
     }
 }

@@ -198,7 +198,7 @@ public final class SQLiteLedger: Ledger {
     }
 
     public func markInterruptedWriteIntents(reason: String) throws(StorageError) -> Int {
-        try run { () throws(SQLiteError) -> Int in
+        let marked = try run { () throws(SQLiteError) -> Int in
             try db.transaction { tx throws(SQLiteError) -> Int in
                 unknownIntents.raise()
                 try tx.query("""
@@ -208,6 +208,10 @@ public final class SQLiteLedger: Ledger {
                 return tx.changes
             }
         }
+        // Raised above whatever it found (a raise is never lost to a check beside it); lowered again when
+        // the file holds no unknown intent, or every request would ask for them until the next write settles one.
+        unknownIntents.lowerIfNone(in: db)
+        return marked
     }
 
     // MARK: Idempotency
