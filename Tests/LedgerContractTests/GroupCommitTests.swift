@@ -41,6 +41,11 @@ struct GroupCommitTests {
         return answers.withLock { $0 }
     }
 
+    /// The device-token uses committed to the file, read through a connection of its own.
+    static func committedUses(in store: SQLiteStore) throws -> Int? {
+        try SQLiteConnection(path: store.path).query("SELECT count(*) AS n FROM device_token_uses").first?.int("n")
+    }
+
     /// A SQLite ledger in a fresh file, and an event loop to call it from; both gone afterwards.
     static func withLedgerAndLoop(_ body: (SQLiteStore, SQLiteLedger, EventLoop) async throws -> Void) async throws {
         let store = try SQLiteStore()
@@ -62,8 +67,8 @@ struct GroupCommitTests {
             let statistics = ledger.groupCommitStatistics
             #expect(statistics.commits == 1 && statistics.largestBatch == 50, "\(statistics)")
             // Committed: another connection to the file sees every row.
-            let rows = try SQLiteConnection(path: store.path).query("SELECT count(*) AS n FROM device_token_uses")
-            #expect(rows.first?.int("n") == 25)
+            let uses = try Self.committedUses(in: store)
+            #expect(uses == 25)
         }
     }
 
@@ -88,8 +93,8 @@ struct GroupCommitTests {
             #expect(spread.allSatisfy { $0 == true })
             let statistics = ledger.groupCommitStatistics
             #expect(statistics.commits == 5 && statistics.writes == 11, "\(statistics)")
-            let rows = try SQLiteConnection(path: store.path).query("SELECT count(*) AS n FROM device_token_uses")
-            #expect(rows.first?.int("n") == 11)
+            let uses = try Self.committedUses(in: store)
+            #expect(uses == 11)
         }
     }
 
@@ -105,8 +110,8 @@ struct GroupCommitTests {
             #expect(firstSeen.allSatisfy { $0 == true })
             let statistics = ledger.groupCommitStatistics
             #expect(statistics.commits == 3 && statistics.largestBatch == limit && statistics.writes == count, "\(statistics)")
-            let rows = try SQLiteConnection(path: store.path).query("SELECT count(*) AS n FROM device_token_uses")
-            #expect(rows.first?.int("n") == count)
+            let uses = try Self.committedUses(in: store)
+            #expect(uses == count)
         }
     }
 

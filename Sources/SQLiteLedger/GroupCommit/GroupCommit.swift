@@ -41,14 +41,13 @@ final class GroupCommit: Sendable {
                 finish: { error in continuation.resume(returning: error.map { .failure($0) } ?? .success(value.value!)) }))
             guard !pending.flushScheduled else { return }
             pending.flushScheduled = true
-            pending.seen = 0
-            pending.turnsWaited = 0
-            commit(pending, nextTurnOf: loop)
+            scheduleCommit(pending, on: loop)
         }
         return try outcome.get()
     }
 
-    private func commit(_ pending: PendingWrites, nextTurnOf loop: EventLoop) {
+    /// Runs `commit` at the loop's next turn.
+    private func scheduleCommit(_ pending: PendingWrites, on loop: EventLoop) {
         let flush = UncheckedSendable(pending)
         loop.execute { self.commit(flush.value, on: loop) }
     }
@@ -60,13 +59,15 @@ final class GroupCommit: Sendable {
            pending.writes.count > pending.seen, pending.writes.count < batchLimit {
             pending.seen = pending.writes.count
             pending.turnsWaited += 1
-            commit(pending, nextTurnOf: loop)
+            scheduleCommit(pending, on: loop)
             return
         }
         var writes: [PendingWrite] = []
         swap(&writes, &pending.writes)
         pending.flushScheduled = false
         pending.lastBatch = writes.count
+        pending.seen = 0
+        pending.turnsWaited = 0
         for start in stride(from: 0, to: writes.count, by: batchLimit) {
             let batch = writes[start..<min(start + batchLimit, writes.count)]
             let errors = db.transaction(each: batch.map(\.run))
