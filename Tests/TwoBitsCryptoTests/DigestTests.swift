@@ -62,6 +62,58 @@ import TwoBitsCrypto
         #expect(SecureRandom.bytes(48).count == 48)
         #expect(SecureRandom.bytes(32) != SecureRandom.bytes(32))
     }
+
+    /// Small requests come from a per-thread pool of 512 bytes: across dozens of refills, and with sizes
+    /// that straddle a refill, no value comes back twice and none is the wiped (zero) part of the pool.
+    @Test func smallRequestsNeverRepeatAcrossPoolRefills() {
+        var seen = Set<Data>()
+        for i in 0..<3_000 {
+            let bytes = SecureRandom.bytes(16 + i % 49)
+            #expect(bytes.count == 16 + i % 49)
+            seen.insert(bytes.prefix(16))
+        }
+        #expect(seen.count == 3_000)
+        #expect(!seen.contains(Data(count: 16)))
+        #expect(Set((0..<1_000).map { _ in SecureRandom.base64URL(bytes: 16) }).count == 1_000)
+    }
+
+    @Test func threadsDrawDifferentBytes() async {
+        let drawn = await withTaskGroup(of: [Data].self) { group in
+            for _ in 0..<8 { group.addTask { (0..<300).map { _ in SecureRandom.bytes(16) } } }
+            return await group.reduce(into: [Data]()) { $0 += $1 }
+        }
+        #expect(drawn.count == 2_400)
+        #expect(Set(drawn).count == 2_400)
+    }
+
+    #if !TSAN_PROBE // ThreadSanitizer does not support fork in a multithreaded process
+    /// A forked child must not hand out the bytes left in its parent's pool: both would use them.
+    @Test func aForkedChildDoesNotRepeatItsParentsBytes() throws {
+        _ = SecureRandom.uuid()  // this thread's pool now holds unused bytes
+        var pipeEnds: [Int32] = [0, 0]
+        try #require(pipe(&pipeEnds) == 0)
+        let child = fork()
+        if child == 0 {
+            let uuid = Array(SecureRandom.uuid().utf8)
+            _ = write(pipeEnds[1], uuid, uuid.count)
+            _exit(0)
+        }
+        try #require(child > 0)
+        close(pipeEnds[1])
+        let parentUUID = SecureRandom.uuid()
+        var buffer = [UInt8](repeating: 0, count: 64)
+        var descriptor = pollfd(fd: pipeEnds[0], events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, 20_000)
+        let count = ready == 1 ? read(pipeEnds[0], &buffer, buffer.count) : -1
+        close(pipeEnds[0])
+        var status: Int32 = 0
+        if ready != 1 { kill(child, SIGKILL) }
+        waitpid(child, &status, 0)
+        try #require(count == 36, "the child did not answer")
+        let childUUID = String(decoding: buffer.prefix(36), as: UTF8.self)
+        #expect(childUUID != parentUUID)
+    }
+    #endif
 }
 
 @Suite struct SHA256Tests {

@@ -3,12 +3,19 @@ public import FoundationEssentials
 
 /// SHA-256 through OpenSSL's EVP interface.
 public enum SHA256Digest {
+    /// Fetched once. `EVP_sha256()` makes OpenSSL 3 look the algorithm up again on every digest, under a
+    /// lock the loop threads share: 300 ns against 115 for a 40-byte API key.
+    nonisolated(unsafe) private static let algorithm: OpaquePointer = {
+        guard let md = EVP_MD_fetch(nil, "SHA256", nil) else { fatalError("EVP_MD_fetch(SHA256) failed") }
+        return md
+    }()
+
     /// The 32-byte digest of `data`.
     public static func hash<D: DataProtocol>(_ data: D) -> Data {
         var md = Data(count: 32)
         var length: UInt32 = 0
         let digest = { (buffer: UnsafeRawBufferPointer) in
-            md.withUnsafeMutableBytes { EVP_Digest(buffer.baseAddress, buffer.count, $0.baseAddress, &length, EVP_sha256(), nil) }
+            md.withUnsafeMutableBytes { EVP_Digest(buffer.baseAddress, buffer.count, $0.baseAddress, &length, algorithm, nil) }
         }
         // Contiguous input (Data, arrays, String.UTF8View) is hashed in place; anything else is copied once.
         let ok = data.withContiguousStorageIfAvailable { digest(UnsafeRawBufferPointer($0)) }
@@ -23,7 +30,7 @@ public enum SHA256Digest {
         return string.withUTF8 { utf8 in
             withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { md in
                 var length: UInt32 = 0
-                precondition(EVP_Digest(utf8.baseAddress, utf8.count, md.baseAddress, &length, EVP_sha256(), nil) == 1 && length == 32,
+                precondition(EVP_Digest(utf8.baseAddress, utf8.count, md.baseAddress, &length, algorithm, nil) == 1 && length == 32,
                              "EVP_Digest(SHA-256) failed")
                 return HexDigits.string(UnsafeRawBufferPointer(md))
             }

@@ -1,18 +1,19 @@
 import COpenSSL
 public import FoundationEssentials
 
-/// Cryptographically secure random bytes from OpenSSL's DRBG.
+/// Cryptographically secure random bytes from OpenSSL's DRBG (small requests through a per-thread
+/// `RandomPool` of its output).
 public enum SecureRandom {
     public static func bytes(_ count: Int) -> Data {
         var out = Data(count: count)
-        out.withUnsafeMutableBytes { precondition(RAND_bytes($0.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1, "RAND_bytes failed") }
+        out.withUnsafeMutableBytes { RandomPool.fill($0) }
         return out
     }
 
     /// `count` random bytes as unpadded base64url (token ids), in one allocation.
     public static func base64URL(bytes count: Int) -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { raw in
-            precondition(RAND_bytes(raw.baseAddress!, Int32(count)) == 1, "RAND_bytes failed")
+            RandomPool.fill(UnsafeMutableRawBufferPointer(raw))
             return Base64URL.encode(UnsafeRawBufferPointer(raw))
         }
     }
@@ -20,7 +21,7 @@ public enum SecureRandom {
     /// A random RFC 4122 version-4 UUID string (lowercase). One allocation: it is made for every Apple call.
     public static func uuid() -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { raw in
-            precondition(RAND_bytes(raw.baseAddress!, 16) == 1, "RAND_bytes failed")
+            RandomPool.fill(UnsafeMutableRawBufferPointer(raw))
             raw[6] = (raw[6] & 0x0F) | 0x40
             raw[8] = (raw[8] & 0x3F) | 0x80
             return uuidString(raw)
@@ -32,7 +33,7 @@ public enum SecureRandom {
     /// written together share index pages (and SQLite's log frames) instead of each touching a random page.
     public static func uuidV7(milliseconds: UInt64) -> String {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 16) { raw in
-            precondition(RAND_bytes(raw.baseAddress!, 16) == 1, "RAND_bytes failed")
+            RandomPool.fill(UnsafeMutableRawBufferPointer(raw))
             for i in 0..<6 { raw[i] = UInt8(truncatingIfNeeded: milliseconds >> (8 * UInt64(5 - i))) }
             raw[6] = (raw[6] & 0x0F) | 0x70
             raw[8] = (raw[8] & 0x3F) | 0x80
