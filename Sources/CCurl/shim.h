@@ -2,6 +2,8 @@
 #ifndef TWOBITS_CCURL_SHIM_H
 #define TWOBITS_CCURL_SHIM_H
 #include <curl/curl.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 typedef size_t (*twobits_curl_write_fn)(char *ptr, size_t size, size_t nmemb, void *userdata);
 
@@ -31,4 +33,17 @@ static inline CURLMcode twobits_multi_setopt_ptr(CURLM *m, CURLMoption o, void *
 static inline CURLMcode twobits_multi_setopt_socketfn(CURLM *m, twobits_curl_socket_fn f) { return curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, f); }
 static inline CURLMcode twobits_multi_setopt_timerfn(CURLM *m, twobits_curl_timer_fn f) { return curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, f); }
 
+/* The sockets themselves: a multi hears of each socket curl opens and closes, so it can keep an idle
+   connection's socket in its epoll set between calls (CurlMulti). */
+typedef curl_socket_t (*twobits_curl_opensocket_fn)(void *clientp, curlsocktype purpose, struct curl_sockaddr *address);
+typedef int (*twobits_curl_closesocket_fn)(void *clientp, curl_socket_t item);
+
+static inline CURLcode twobits_easy_setopt_opensocket(CURL *h, twobits_curl_opensocket_fn f) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f); }
+static inline CURLcode twobits_easy_setopt_closesocket(CURL *h, twobits_curl_closesocket_fn f) { return curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, f); }
+
+/// What curl's own socket opening does, close-on-exec added.
+static inline curl_socket_t twobits_curl_open_socket(struct curl_sockaddr *address) {
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+static inline int twobits_curl_close_socket(curl_socket_t item) { return close(item); }
 #endif

@@ -65,6 +65,13 @@ public final class CurlClient: @unchecked Sendable {
         loop?.stop()
     }
 
+    /// The sockets the client's own loop watches, and whether curl wants each now (for tests).
+    func socketRegistrations() async -> [CurlMulti.SocketRegistration] {
+        guard let loop = sharedLoop() else { return [] }
+        let multis = self.multis
+        return await loop.submit { multis.multi(on: loop).registrations }
+    }
+
     private func sharedLoop() -> EventLoop? {
         ownLoop.withLock { own -> EventLoop? in
             guard own.running else { return nil }

@@ -4,12 +4,24 @@ import EventLoops
 /// One libcurl multi handle on one event loop: curl's sockets sit in the loop's epoll set
 /// (`CURLMOPT_SOCKETFUNCTION`) and its timeout is a loop timer (`CURLMOPT_TIMERFUNCTION`), so a transfer
 /// started on a loop runs, and completes, on that loop's thread. Touched only on that thread.
+///
+/// A connection's socket stays in the epoll set while the connection waits in curl's cache: curl removes
+/// an idle socket and adds it again for the next call on that connection, two `epoll_ctl` calls per Apple
+/// call that parking skips. curl tells the multi of every socket it opens and closes (the easy handle's
+/// socket callbacks), so a closed descriptor's number never stays registered for a socket that reuses it.
 final class CurlMulti {
+    /// One of curl's sockets in the loop's epoll set.
+    private struct Registration {
+        var events: EventLoop.IOEvents
+        /// False while parked: curl removed it (an idle connection), so its events are not curl's business.
+        var wanted: Bool
+    }
+
     /// Unowned: the loop owns the multi (loop-local storage), and frees it on its own thread when it stops.
     unowned let loop: EventLoop
     private let handle: UnsafeMutableRawPointer
     private var inFlight: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    private var watched: Set<Int32> = []
+    private var sockets: [Int32: Registration] = [:]
     private var timer: LoopTimer?
     /// What curl's timer runs, made once: curl moves its timer several times per call.
     private lazy var timerFired: () -> Void = { [unowned self] in
@@ -40,6 +52,11 @@ final class CurlMulti {
         if closed { transfer.finish(.failure(.shutDown)); return }
         if transfer.cancelled { transfer.finish(.failure(.cancelled)); return }
         transfer.attach(to: self)
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        twobits_easy_setopt_opensocket(transfer.easy, curlOpenSocketCallback)
+        twobits_easy_setopt_ptr(transfer.easy, CURLOPT_OPENSOCKETDATA, me)
+        twobits_easy_setopt_closesocket(transfer.easy, curlCloseSocketCallback)
+        twobits_easy_setopt_ptr(transfer.easy, CURLOPT_CLOSESOCKETDATA, me)
         inFlight[transfer.easy] = transfer
         curl_multi_add_handle(handle, transfer.easy) // sets curl's timer to 0: the transfer starts next turn
     }
@@ -56,7 +73,8 @@ final class CurlMulti {
         guard !closed else { return }
         closed = true
         if let timer, loop.inLoop { loop.cancel(timer) }
-        for fd in watched where loop.inLoop { loop.unwatch(fd) }
+        for fd in sockets.keys where loop.inLoop { loop.unwatch(fd) }
+        sockets.removeAll()
         for (easy, transfer) in inFlight {
             curl_multi_remove_handle(handle, easy)
             transfer.finish(.failure(.shutDown))
@@ -67,15 +85,41 @@ final class CurlMulti {
 
     fileprivate func socketChanged(_ fd: Int32, what: Int32) {
         if what == 4 /* CURL_POLL_REMOVE */ {
-            watched.remove(fd)
-            loop.unwatch(fd)
+            // Parked, not removed: the next call on this connection usually wants the same events again.
+            sockets[fd]?.wanted = false
             return
         }
         var events: EventLoop.IOEvents = []
         if what & 1 != 0 { events.insert(.read) }   // CURL_POLL_IN
         if what & 2 != 0 { events.insert(.write) }  // CURL_POLL_OUT
-        watched.insert(fd)
+        if sockets[fd]?.events == events {
+            sockets[fd]?.wanted = true
+            return
+        }
+        sockets[fd] = Registration(events: events, wanted: true)
         loop.watch(fd, for: events) { [unowned self] ready in self.socketReady(fd, ready) }
+    }
+
+    /// A socket in the epoll set, and whether curl wants it now (for tests).
+    struct SocketRegistration: Sendable, Equatable {
+        let fd: Int32
+        let wanted: Bool
+    }
+
+    var registrations: [SocketRegistration] {
+        sockets.map { SocketRegistration(fd: $0.key, wanted: $0.value.wanted) }.sorted { $0.fd < $1.fd }
+    }
+
+    /// curl opened `fd`: a registration left under that number belongs to a closed socket.
+    fileprivate func socketOpened(_ fd: Int32) {
+        guard sockets.removeValue(forKey: fd) != nil else { return }
+        loop.unwatch(fd)
+    }
+
+    /// curl is closing `fd`: out of the epoll set first, so its number is free of registrations.
+    fileprivate func socketClosing(_ fd: Int32) {
+        guard sockets.removeValue(forKey: fd) != nil, loop.inLoop else { return }
+        loop.unwatch(fd)
     }
 
     fileprivate func timerChanged(milliseconds: Int) {
@@ -87,6 +131,12 @@ final class CurlMulti {
     }
 
     private func socketReady(_ fd: Int32, _ ready: EventLoop.IOEvents) {
+        guard sockets[fd]?.wanted == true else {
+            // A parked connection's peer closed it (or sent something unasked): stop watching it. curl
+            // checks a cached connection before it reuses one, and drops a dead one.
+            if sockets.removeValue(forKey: fd) != nil { loop.unwatch(fd) }
+            return
+        }
         var flags: Int32 = 0
         if ready.contains(.read) { flags |= 1 }   // CURL_CSELECT_IN
         if ready.contains(.write) { flags |= 2 }  // CURL_CSELECT_OUT
@@ -114,6 +164,18 @@ private let curlSocketCallback: twobits_curl_socket_fn = { _, socket, what, user
     guard let userp else { return 0 }
     Unmanaged<CurlMulti>.fromOpaque(userp).takeUnretainedValue().socketChanged(socket, what: what)
     return 0
+}
+
+private let curlOpenSocketCallback: twobits_curl_opensocket_fn = { clientp, _, address in
+    guard let address else { return -1 /* CURL_SOCKET_BAD */ }
+    let fd = twobits_curl_open_socket(address)
+    if fd >= 0, let clientp { Unmanaged<CurlMulti>.fromOpaque(clientp).takeUnretainedValue().socketOpened(fd) }
+    return fd
+}
+
+private let curlCloseSocketCallback: twobits_curl_closesocket_fn = { clientp, fd in
+    if let clientp { Unmanaged<CurlMulti>.fromOpaque(clientp).takeUnretainedValue().socketClosing(fd) }
+    return twobits_curl_close_socket(fd)
 }
 
 private let curlTimerCallback: twobits_curl_timer_fn = { _, timeout, userp in

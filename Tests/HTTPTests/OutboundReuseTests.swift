@@ -44,10 +44,58 @@ import Testing
         }
     }
 
+    /// Between calls, a kept-alive connection's socket stays in the loop's epoll set, parked; the next call
+    /// on it takes it up again without adding it anew.
+    @Test func anIdleConnectionsSocketStaysParkedForTheNextCall() async throws {
+        try await withEcho({ _ in "ok" }) { client, url in
+            var seen: [CurlMulti.SocketRegistration] = []
+            for _ in 0..<4 {
+                let answer = try await client.send(OutboundRequest(url: url))
+                #expect(answer.text == "ok")
+                let now = await client.socketRegistrations()
+                #expect(now.count == 1 && now.first?.wanted == false, "\(now)")
+                seen += now
+            }
+            #expect(Set(seen.map(\.fd)).count == 1, "one connection, one socket: \(seen)")
+        }
+    }
+
+    /// A socket curl closes (here the server asked to close the connection) leaves no registration
+    /// behind for its descriptor's number.
+    @Test func aSocketCurlClosesIsNoLongerWatched() async throws {
+        try await withEcho({ _ in "ok" }) { client, url in
+            for _ in 0..<3 {
+                let answer = try await client.send(OutboundRequest(url: url, headers: [("Connection", "close")]))
+                #expect(answer.text == "ok")
+                #expect(await client.socketRegistrations() == [])
+            }
+        }
+    }
+
+    /// When the server closes a parked connection, the loop stops watching it (rather than waking for it
+    /// again and again), and the next call opens a new connection.
+    @Test func aParkedConnectionClosedByTheServerIsDroppedAndTheNextCallWorks() async throws {
+        try await withEcho({ _ in "ok" }, idleSeconds: 1) { client, url in
+            let first = try await client.send(OutboundRequest(url: url))
+            #expect(first.text == "ok")
+            #expect(await client.socketRegistrations().count == 1)
+            var left = await client.socketRegistrations()
+            for _ in 0..<100 where !left.isEmpty {
+                try await Task.sleep(for: .milliseconds(100))
+                left = await client.socketRegistrations()
+            }
+            #expect(left == [], "the server closed the idle connection after 1 s")
+            let second = try await client.send(OutboundRequest(url: url))
+            #expect(second.text == "ok")
+            #expect(await client.socketRegistrations().count == 1)
+        }
+    }
+
     /// A loopback server answering 200 with `answer(request)`, and a client to call it.
-    private func withEcho(_ answer: @escaping @Sendable (ServerRequest) -> String,
+    private func withEcho(_ answer: @escaping @Sendable (ServerRequest) -> String, idleSeconds: Int = 30,
                           _ body: (CurlClient, String) async throws -> Void) async throws {
-        let echo = HTTPServer(configuration: HTTPServerConfiguration(threads: 2)) { request in .text(200, answer(request)) }
+        let configuration = HTTPServerConfiguration(threads: 2, connectionTimeoutSeconds: idleSeconds)
+        let echo = HTTPServer(configuration: configuration) { request in .text(200, answer(request)) }
         try echo.start()
         let client = CurlClient()
         do { try await body(client, "http://127.0.0.1:\(echo.port)/") } catch {
