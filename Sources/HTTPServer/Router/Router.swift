@@ -9,6 +9,7 @@ public struct Router<Handler: Sendable>: Sendable {
         public let handler: Handler
     }
 
+    @usableFromInline
     enum Segment: Sendable, Equatable {
         case literal(String)
         case parameter(String)
@@ -25,8 +26,8 @@ public struct Router<Handler: Sendable>: Sendable {
     public private(set) var routes: [Route] = []
     /// Each route's segments and method, beside `routes`: matching reads these plain arrays and copies a
     /// (generic) `Route` only for the one it returns.
-    private var shapes: [[Segment]] = []
-    private var methods: [String] = []
+    @usableFromInline var shapes: [[Segment]] = []
+    @usableFromInline var methods: [String] = []
 
     public init() {}
 
@@ -40,6 +41,9 @@ public struct Router<Handler: Sendable>: Sendable {
         methods.append(method)
     }
 
+    /// Inlinable, so each caller's module specializes it for its handler type: unspecialized, every
+    /// request looked up the generic metadata of `Route` and `Match` at run time.
+    @inlinable
     public func match(method: String, path: String) -> Match {
         // Views into the path: a segment becomes a String only when it fills a parameter.
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
@@ -57,7 +61,8 @@ public struct Router<Handler: Sendable>: Sendable {
 
     /// Whether the path's segments fit a route's: same count, literals equal byte for byte. Runs for
     /// every route on every request, so it compares UTF-8 views with plain index loops.
-    private static func fits(_ segments: [Segment], _ parts: [Substring]) -> Bool {
+    @inlinable
+    static func fits(_ segments: [Segment], _ parts: [Substring]) -> Bool {
         guard segments.count == parts.count else { return false }
         for i in segments.indices {
             if case .literal(let literal) = segments[i], !literal.utf8.elementsEqual(parts[i].utf8) { return false }
@@ -65,7 +70,8 @@ public struct Router<Handler: Sendable>: Sendable {
         return true
     }
 
-    private static func parameters(_ segments: [Segment], _ parts: [Substring]) -> [String: String] {
+    @inlinable
+    static func parameters(_ segments: [Segment], _ parts: [Substring]) -> [String: String] {
         var parameters: [String: String] = [:]
         for i in segments.indices {
             if case .parameter(let name) = segments[i] { parameters[name] = String(parts[i]) }
