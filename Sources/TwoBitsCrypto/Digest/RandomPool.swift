@@ -15,8 +15,9 @@ private let forkGeneration = Atomic<Int>(0)
 /// the DRBG state beside them in the same memory.
 final class RandomPool {
     static let capacity = 512
-    /// Larger requests (keys, secrets) go to OpenSSL directly.
-    static let largestPooled = 64
+    /// Identifiers (request ids, token ids, UUIDs: 16 bytes at most) come from the pool; anything larger
+    /// (API keys, debug secrets, App Attest challenges: 32 bytes) is drawn from OpenSSL directly.
+    static let largestPooled = 16
 
     private let storage: UnsafeMutableRawPointer
     private var next = RandomPool.capacity

@@ -3,8 +3,8 @@ public import FoundationEssentials
 
 /// SHA-256 through OpenSSL's EVP interface.
 public enum SHA256Digest {
-    /// Fetched once. `EVP_sha256()` makes OpenSSL 3 look the algorithm up again on every digest, under a
-    /// lock the loop threads share: 300 ns against 115 for a 40-byte API key.
+    /// Fetched once. With `EVP_sha256()` OpenSSL 3 looks the algorithm up again on every digest (an
+    /// implicit fetch): 305 ns against 115 for a 40-byte API key, measured in C.
     nonisolated(unsafe) private static let algorithm: OpaquePointer = {
         guard let md = EVP_MD_fetch(nil, "SHA256", nil) else { fatalError("EVP_MD_fetch(SHA256) failed") }
         return md
