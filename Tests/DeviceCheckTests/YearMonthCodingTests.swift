@@ -26,4 +26,24 @@ import Testing
         #expect(january.adding(months: 23) == YearMonth(year: 2026, month: 12)!)
         #expect(january.adding(months: -25).months(since: january) == -25)
     }
+
+    /// The month of an instant, at every month's first second and the half second before it, 1900-2400
+    /// (before 1970, leap days, the 2100 non-leap year), against Foundation's Gregorian calendar in UTC.
+    @Test func theMonthOfAnInstantChangesExactlyAtEachMonthsFirstSecond() {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        // Compared as (year, month): `YearMonth(year:month:)` refuses years before 1970.
+        func monthOf(_ date: Date) -> [Int] { let m = YearMonth(containing: date); return [m.year, m.month] }
+        var previous = [1899, 12]
+        for year in 1900...2400 {
+            for month in 1...12 {
+                let start = calendar.date(from: DateComponents(year: year, month: month, day: 1))!
+                let expected = [year, month]
+                #expect(monthOf(start) == expected, "\(start)")
+                #expect(monthOf(start.addingTimeInterval(-0.5)) == previous, "\(start) - 0.5 s")
+                #expect(monthOf(start.addingTimeInterval(14 * 86_400 + 0.25)) == expected, "\(start) + 14 days")
+                previous = expected
+            }
+        }
+    }
 }
