@@ -1,7 +1,16 @@
+import Synchronization
+
+/// Families declared so far (each `MetricFamily` takes the next number).
+private let declaredFamilies = Atomic<Int>(0)
+
 /// A metric family: its name, help text, type and label names, declared once (below) and used by every
 /// call site, so `/metrics` cannot carry two spellings of one family.
 public struct MetricFamily: Sendable {
     public enum Kind: String, Sendable { case counter, gauge, histogram }
+
+    /// The family's number, in the order of declaration: the registry keys its series by it (hashing an
+    /// integer, not the name, on every update).
+    let number: Int
 
     public let name: String
     public let help: String
@@ -22,6 +31,7 @@ public struct MetricFamily: Sendable {
         self.kind = kind
         self.labels = labels
         self.buckets = buckets
+        self.number = declaredFamilies.wrappingAdd(1, ordering: .relaxed).newValue
     }
 }
 

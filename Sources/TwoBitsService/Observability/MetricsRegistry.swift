@@ -3,10 +3,11 @@ import Locking
 
 /// Counters, gauges and histograms in Prometheus's text format, labelled, in memory.
 public final class MetricsRegistry: Sendable {
-    private struct Family {
-        let help: String
-        let type: String
-        var samples: [String: Double] = [:] // rendered label set → value
+    /// One series: its family's number and its label values, as the call site gave them. Updates hash this
+    /// (an integer and a few short strings); the `name="value"` text is made only when `/metrics` is read.
+    private struct SeriesKey: Hashable {
+        let family: Int
+        let values: [String]
     }
 
     private struct Histogram {
@@ -21,58 +22,72 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
-    private let families = Lock<[String: Family]>([:])
-    private let histograms = Lock<[String: [String: Histogram]]>([:])
-    private let histogramFamilies = Lock<[String: MetricFamily]>([:])
+    private struct Store {
+        /// The families with at least one series, by number.
+        var families: [Int: MetricFamily] = [:]
+        /// Counters and gauges.
+        var samples: [SeriesKey: Double] = [:]
+        var histograms: [SeriesKey: Histogram] = [:]
+    }
+
+    private let store = Lock(Store())
 
     public init() {}
 
     /// Adds `value` to a counter; `values` are the family's label values, in the order of its label names.
     public func increment(_ family: MetricFamily, _ values: String..., by value: Double = 1) {
         assert(family.kind == .counter && values.count == family.labels.count, "\(family.name) takes \(family.labels)")
-        let key = Self.render(family.labels, values)
-        families.withLock { f in
-            f[family.name, default: Family(help: family.help, type: family.kind.rawValue)].samples[key, default: 0] += value
+        let key = SeriesKey(family: family.number, values: values)
+        store.withLock { s in
+            if let i = s.samples.index(forKey: key) {
+                s.samples.values[i] += value
+            } else {
+                s.samples[key] = value
+                s.families[family.number] = family
+            }
         }
     }
 
     /// Sets a gauge to `value`; `values` are the family's label values.
     public func set(_ family: MetricFamily, _ values: String..., to value: Double) {
         assert(family.kind == .gauge && values.count == family.labels.count, "\(family.name) takes \(family.labels)")
-        let key = Self.render(family.labels, values)
-        families.withLock { f in
-            f[family.name, default: Family(help: family.help, type: family.kind.rawValue)].samples[key] = value
+        let key = SeriesKey(family: family.number, values: values)
+        store.withLock { s in
+            if s.samples.updateValue(value, forKey: key) == nil { s.families[family.number] = family }
         }
     }
 
     /// Records one observation in a histogram with its family's buckets.
     public func observe(_ family: MetricFamily, _ values: String..., value: Double) {
         assert(family.kind == .histogram && values.count == family.labels.count, "\(family.name) takes \(family.labels)")
-        let key = Self.render(family.labels, values)
-        histogramFamilies.withLock { declared in
-            if declared[family.name] == nil { declared[family.name] = family }
-        }
+        let key = SeriesKey(family: family.number, values: values)
         // Updated in place: copying a histogram out and back would copy its buckets on every observation.
-        histograms.withLock { h in
-            h[family.name, default: [:]][key, default: Histogram(buckets: Array(repeating: 0, count: family.buckets.count))]
-                .record(value, bounds: family.buckets)
+        store.withLock { s in
+            if let i = s.histograms.index(forKey: key) {
+                s.histograms.values[i].record(value, bounds: family.buckets)
+            } else {
+                var histogram = Histogram(buckets: Array(repeating: 0, count: family.buckets.count))
+                histogram.record(value, bounds: family.buckets)
+                s.histograms[key] = histogram
+                s.families[family.number] = family
+            }
         }
     }
 
-    /// The exposition text.
+    /// The exposition text: counters and gauges, then histograms, each by family name and label text.
     public func render() -> String {
+        let s = store.withLock { $0 }
         var out = ""
-        for (name, family) in families.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-            out += "# HELP \(name) \(family.help)\n# TYPE \(name) \(family.type)\n"
-            for (labels, value) in family.samples.sorted(by: { $0.key < $1.key }) {
-                out += "\(name)\(labels.isEmpty ? "" : "{\(labels)}") \(Self.format(value))\n"
+        for (family, series) in Self.grouped(s.samples, s.families) {
+            out += "# HELP \(family.name) \(family.help)\n# TYPE \(family.name) \(family.kind.rawValue)\n"
+            for (labels, value) in series {
+                out += "\(family.name)\(labels.isEmpty ? "" : "{\(labels)}") \(Self.format(value))\n"
             }
         }
-        let declared = histogramFamilies.withLock { $0 }
-        for (name, series) in histograms.withLock({ $0 }).sorted(by: { $0.key < $1.key }) {
-            guard let family = declared[name] else { continue }
+        for (family, series) in Self.grouped(s.histograms, s.families) {
+            let name = family.name
             out += "# HELP \(name) \(family.help)\n# TYPE \(name) histogram\n"
-            for (labels, hist) in series.sorted(by: { $0.key < $1.key }) {
+            for (labels, hist) in series {
                 let prefix = labels.isEmpty ? "" : labels + ","
                 for (i, bound) in family.buckets.enumerated() {
                     out += "\(name)_bucket{\(prefix)le=\"\(bound)\"} \(hist.buckets[i])\n"
@@ -85,7 +100,20 @@ public final class MetricsRegistry: Sendable {
         return out
     }
 
-    /// `name="value",…` in one allocation (it is made for every update).
+    /// Series by family, families sorted by name, each family's series by their label text.
+    private static func grouped<Value>(_ series: [SeriesKey: Value], _ families: [Int: MetricFamily])
+        -> [(family: MetricFamily, series: [(labels: String, value: Value)])] {
+        var byFamily: [Int: [(labels: String, value: Value)]] = [:]
+        for (key, value) in series {
+            guard let family = families[key.family] else { continue }
+            byFamily[key.family, default: []].append((render(family.labels, key.values), value))
+        }
+        return byFamily.compactMap { number, series in
+            families[number].map { ($0, series.sorted { $0.labels < $1.labels }) }
+        }.sorted { $0.family.name < $1.family.name }
+    }
+
+    /// `name="value",…`, escaped, for the exposition text.
     private static func render(_ names: [String], _ values: [String]) -> String {
         guard !names.isEmpty else { return "" }
         let escaped = values.map(escape)
