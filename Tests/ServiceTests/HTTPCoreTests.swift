@@ -105,6 +105,18 @@ import TwoBitsService
         await h.close() // request lines are written in batches; closing flushes them
         let lines = h.logLines.withLock { $0 }
         #expect(lines.contains { $0.contains(#""request_id":"abc-123""#) })
+        // The request line: one JSON object, its fields after ts/level/msg sorted by name (as every line's are).
+        let line = try #require(lines.first { $0.contains(#""request_id":"abc-123""#) })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["msg"] as? String == "request")
+        #expect(object["method"] as? String == "GET")
+        #expect(object["route"] as? String == "/healthz")
+        #expect(object["status"] as? Int == 200)
+        #expect(object["client"] as? String == "-")
+        #expect(object["duration_ms"] is Double || object["duration_ms"] is Int)
+        let order = ["\"ts\"", "\"level\"", "\"msg\"", "\"client\"", "\"duration_ms\"", "\"method\"", "\"request_id\"", "\"route\"", "\"status\""]
+            .map { line.range(of: $0)?.lowerBound }
+        #expect(!order.contains(nil) && order.map { $0! } == order.map { $0! }.sorted(), "\(line)")
     }
 
     @Test func logsNeverContainTokensKeysOrJWTs() async throws {

@@ -48,6 +48,17 @@ public final class LogWriter: Sendable {
 
     public func log(_ level: Level, _ message: String, _ fields: [String: LogValue] = [:]) {
         guard enabled else { return }
+        write(level, message, fields.sorted { $0.key < $1.key })
+    }
+
+    /// Logs one line with `fields` in the order given: for the line written on every request, whose caller
+    /// lists its fields sorted by name, as `log(_:_:_:)` writes them (no dictionary built, hashed and sorted).
+    public func log(_ level: Level, _ message: String, ordered fields: KeyValuePairs<String, LogValue>) {
+        guard enabled else { return }
+        write(level, message, fields)
+    }
+
+    private func write(_ level: Level, _ message: String, _ fields: some Sequence<(key: String, value: LogValue)>) {
         // Written byte by byte into one buffer: this runs once per request.
         var line = [UInt8]()
         line.reserveCapacity(256)
@@ -57,11 +68,11 @@ public final class LogWriter: Sendable {
         line.append(contentsOf: level.rawValue.utf8)
         line.append(contentsOf: #"","msg":"#.utf8)
         JSONString.append(message, to: &line)
-        for key in fields.keys.sorted() {
+        for (key, value) in fields {
             line.append(0x2C)
             JSONString.append(key, to: &line)
             line.append(0x3A)
-            fields[key]!.append(to: &line)
+            value.append(to: &line)
         }
         line.append(contentsOf: "}\n".utf8)
         if let sink { return sink(Data(line)) }

@@ -93,11 +93,13 @@ struct RequestPipeline: Sendable {
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         metrics.increment(.httpRequests, route, String(response.status))
         metrics.observe(.httpRequestSeconds, route, value: milliseconds / 1000)
-        logger.log(response.status >= 500 ? .error : .info, "request", [
-            "method": .string(http.method), "route": .string(route), "status": .int(response.status),
-            "duration_ms": .double((milliseconds * 1000).rounded() / 1000),
-            "request_id": .string(context?.requestID ?? response.header("X-Request-Id") ?? "-"),
+        logger.log(response.status >= 500 ? .error : .info, "request", ordered: [ // sorted by name
             "client": .string(context?.clientName ?? "-"),
+            "duration_ms": .double((milliseconds * 1000).rounded() / 1000),
+            "method": .string(http.method),
+            "request_id": .string(context?.requestID ?? response.header("X-Request-Id") ?? "-"),
+            "route": .string(route),
+            "status": .int(response.status),
         ])
     }
 
