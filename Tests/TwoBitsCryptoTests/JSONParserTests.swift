@@ -163,4 +163,30 @@ import TwoBitsCrypto
         let elapsed = clock.measure { for _ in 0..<1_000 { _ = try? Self.parse(body) } }
         print("JSONParserTests: 1,000 parses of a \(body.utf8.count)-byte exchange body in \(elapsed)")
     }
+
+    /// Strings are scanned eight bytes at a time until a quote, backslash, control or non-ASCII byte: each of
+    /// those, at every position of strings up to 40 bytes long, is found where it is, with the right value or
+    /// the right reason and offset.
+    @Test func everySpecialByteIsFoundAtEveryPositionOfAString() throws {
+        func failure(_ bytes: [UInt8]) -> JSONError? {
+            do { _ = try JSONValue.parse(bytes, limits: .default); return nil } catch { return error }
+        }
+        for length in 0...40 {
+            for position in 0...length {
+                let before = String(repeating: "a", count: position), after = String(repeating: "b", count: length - position)
+                // A quote ends the string where it is.
+                #expect(try Self.parse("[\"\(before)\",\"\(after)\"]") == .array([.string(before), .string(after)]))
+                // An escape, and a two-byte and a four-byte UTF-8 character.
+                #expect(try Self.parse("\"\(before)\\n\(after)\"") == .string(before + "\n" + after))
+                #expect(try Self.parse("\"\(before)é\(after)\"") == .string(before + "é" + after))
+                #expect(try Self.parse("\"\(before)😀\(after)\"") == .string(before + "😀" + after))
+                // A control byte, an invalid UTF-8 byte, and the input ending: refused at their offsets.
+                for (byte, reason) in [(UInt8(0x01), JSONError.Reason.controlCharacter), (0x1F, .controlCharacter), (0xFF, .invalidUTF8), (0x80, .invalidUTF8)] {
+                    let bad = failure(Array("\"\(before)".utf8) + [byte] + Array("\(after)\"".utf8))
+                    #expect(bad == JSONError(reason, at: 1 + position), "byte \(byte) at \(position) of \(length)")
+                }
+                #expect(failure(Array("\"\(before)\(after)".utf8)) == JSONError(.unexpectedEnd, at: 1 + length))
+            }
+        }
+    }
 }
