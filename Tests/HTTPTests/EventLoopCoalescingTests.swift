@@ -1,0 +1,64 @@
+@testable import EventLoops
+import Foundation
+import Testing
+
+/// A loop that woke for a few events waits a moment and takes what else became ready (`EventLoop.merge`):
+/// a descriptor reported in both reads is served once, with both readinesses; nothing is lost.
+@Suite struct EventLoopCoalescingTests {
+    @Test func aDescriptorReportedTwiceIsServedOnceWithBothReadinesses() {
+        var fds: [Int32] = [3, 5, 5, 7, 3, 0, 0]
+        var flags: [Int32] = [1, 1, 2, 1, 2, 0, 0]
+        let count = EventLoop.merge(&fds, &flags, first: 2, more: 3)
+        #expect(count == 3)
+        #expect(Array(fds[0..<3]) == [3, 5, 7])
+        #expect(Array(flags[0..<3]) == [3, 3, 1])
+    }
+
+    @Test func nothingMoreLeavesTheBatchAsItWas() {
+        var fds: [Int32] = [9, 4]
+        var flags: [Int32] = [2, 1]
+        #expect(EventLoop.merge(&fds, &flags, first: 2, more: 0) == 2)
+        #expect(fds == [9, 4] && flags == [2, 1])
+    }
+
+    /// Through a real loop: two pipes written 50 µs apart, while the loop is asleep in its wait, are both
+    /// served, each once per write.
+    @Test func eventsArrivingWhileTheLoopWaitsForMoreAreEachServedOnce() async throws {
+        let loop = EventLoop(name: "coalescing-test")
+        var a: [Int32] = [0, 0], b: [Int32] = [0, 0]
+        #expect(pipe(&a) == 0 && pipe(&b) == 0)
+        defer {
+            loop.stop()
+            for fd in a + b { close(fd) }
+        }
+        for fd in [a[0], b[0]] { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        let served = Counter()
+        let readEnds = [a[0], b[0]]
+        try await withCheckedThrowingContinuation { (done: CheckedContinuation<Void, any Error>) in
+            loop.execute {
+                for fd in readEnds {
+                    loop.watch(fd, for: .read) { _ in
+                        var byte: UInt8 = 0
+                        while read(fd, &byte, 1) == 1 { served.add(fd) }
+                    }
+                }
+                done.resume()
+            }
+        }
+        for round in 0..<20 {
+            var one: UInt8 = 1
+            _ = write(a[1], &one, 1)
+            usleep(50)
+            _ = write(b[1], &one, 1)
+            usleep(2_000)
+            #expect(served.count(a[0]) == round + 1 && served.count(b[0]) == round + 1, "round \(round)")
+        }
+    }
+}
+
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts: [Int32: Int] = [:]
+    func add(_ fd: Int32) { lock.lock(); counts[fd, default: 0] += 1; lock.unlock() }
+    func count(_ fd: Int32) -> Int { lock.lock(); defer { lock.unlock() }; return counts[fd, default: 0] }
+}
