@@ -203,13 +203,13 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     static let coalescingMicroseconds: UInt32 = 200
     static let coalescingBelow: Int32 = 4
 
-    /// Appends the `more` events read after the `first` ones, dropping a descriptor already in the batch
-    /// (epoll reports a still-ready descriptor again) and adding its readiness to the first entry. Returns
-    /// the batch's length.
+    /// Appends the `more` events read after the `first` ones, dropping a descriptor already among the first
+    /// (epoll reports a still-ready descriptor again; one read never reports a descriptor twice, so only the
+    /// first few need a look) and adding its readiness to that entry. Returns the batch's length.
     static func merge(_ fds: inout [Int32], _ flags: inout [Int32], first: Int, more: Int) -> Int32 {
         var count = first
         for j in first..<(first + more) {
-            if let k = fds[0..<count].firstIndex(of: fds[j]) {
+            if let k = fds[0..<first].firstIndex(of: fds[j]) {
                 flags[k] |= flags[j]
             } else {
                 fds[count] = fds[j]
