@@ -536,6 +536,7 @@ class Bench:
         # Server.
         month = datetime.datetime.now(datetime.timezone.utc)
         this_month = "%04d-%02d" % (month.year, month.month)
+        self.wake_coalescing = {} if self.args.wake_coalescing_us is None else {"wake_coalescing_us": self.args.wake_coalescing_us}
         config = {
             "listen": "127.0.0.1:0",
             "database": os.path.join(w, "twobits.sqlite"),
@@ -553,7 +554,7 @@ class Bench:
             },
             "clients": [{"name": "bench", "key_sha256": digest.group(1), "roles": ["promotions", "tokens", "admin"]}],
             # wrk's 2,048 connections all come from 127.0.0.1: no per-address cap.
-            "server": {"threads": self.args.server_threads, "request_deadline_ms": 30000, "shutdown_grace_ms": 2000,
+            "server": {"threads": self.args.server_threads, **self.wake_coalescing, "request_deadline_ms": 30000, "shutdown_grace_ms": 2000,
                        "max_connections_per_ip": 0},
             "bits": {"bit0": "promotion", "bit1": "ban"},
             "promotions": [{"id": PROMOTION_ID, "starts": this_month, "ends": this_month}],
@@ -1452,6 +1453,8 @@ def main(argv):
     p.add_argument("--es256-seconds", type=int, default=3)
     p.add_argument("--wrk-threads", type=int, default=2, help="wrk threads (default 2)")
     p.add_argument("--server-threads", type=int, default=2, help="server.threads in the configuration (default 2)")
+    p.add_argument("--wake-coalescing-us", type=int, help="server.wake_coalescing_us in the configuration "
+                   "(default: the service's)")
     p.add_argument("--settle", type=float, default=1.0, help="seconds to pause before each run")
     p.add_argument("--output", help="JSON report path (default results/latest.json; results/ledgers.json with --compare-ledgers)")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, configuration)")

@@ -48,8 +48,12 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var locals: [ObjectIdentifier: AnyObject] = [:]
 
     /// Creates the loop and starts its thread.
-    public init(name: String) {
+    /// - Parameters:
+    ///   - coalescingMicroseconds: how long a wake of fewer than four events waits for more before serving
+    ///     them (`coalescingMicroseconds` explains why); 0, the default, serves at once.
+    public init(name: String, coalescingMicroseconds: Int = 0) {
         self.name = name
+        self.coalescingMicroseconds = UInt32(clamping: max(0, coalescingMicroseconds))
         epoll = twobits_loop_epoll_create()
         wakeFD = twobits_loop_eventfd_create()
         precondition(epoll >= 0 && wakeFD >= 0)
@@ -193,14 +197,14 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// How long a loop whose blocking wait woke for fewer than `coalescingBelow` events sleeps before serving
-    /// them, taking whatever else became ready meanwhile in the same turn.
+    /// them, taking whatever else became ready meanwhile in the same turn; 0: serve at once.
     ///
     /// On a quiet loop each event wakes it alone: at 50 ms of Apple latency a claim's three events (the
     /// request, two answers) cost three wakes, and a wake (the context switch, cold caches) cost more than the
-    /// event. Measured on the claim at 50 ms, 256 connections: 248-283 µs of CPU per request without, 211-218
-    /// with 200 µs, throughput unchanged (Benchmarks/README, stop 28). The price is at most this much latency
-    /// per such wake; a busy loop, whose wait does not block or returns many events, never sleeps.
-    static let coalescingMicroseconds: UInt32 = 200
+    /// event. The price is at most this much latency per such wake; a busy loop, whose wait does not block or
+    /// returns many events, never sleeps. The service's default (`server.wake_coalescing_us`) and its
+    /// measurement are in `ServiceDefaults.Server`.
+    let coalescingMicroseconds: UInt32
     static let coalescingBelow: Int32 = 4
 
     /// Appends the `more` events read after the `first` ones, dropping a descriptor already among the first
@@ -231,8 +235,8 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             let wait = ready.isEmpty ? timers.waitMilliseconds(now: twobits_loop_now_ns()) : 0
             var count = twobits_loop_wait(epoll, &fds, &flags, capacity, wait)
             // A wait that blocked and woke for a few events: take a moment for more, so one wake serves several.
-            if wait != 0, count > 0, count < Self.coalescingBelow {
-                usleep(Self.coalescingMicroseconds)
+            if coalescingMicroseconds > 0, wait != 0, count > 0, count < Self.coalescingBelow {
+                usleep(coalescingMicroseconds)
                 let more = fds.withUnsafeMutableBufferPointer { f in
                     flags.withUnsafeMutableBufferPointer { g in
                         twobits_loop_wait(epoll, f.baseAddress! + Int(count), g.baseAddress! + Int(count), capacity - count, 0)

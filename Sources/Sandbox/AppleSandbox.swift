@@ -29,6 +29,9 @@ public final class AppleSandbox: Sendable {
         var serverConfiguration = HTTPServerConfiguration(host: configuration.host, port: configuration.port, threads: 2)
         serverConfiguration.requestDeadlineMilliseconds = 300_000
         serverConfiguration.maxBodyBytes = 1 << 20
+        // Apple answers each call when it is done: a sandbox whose loops paused to batch their answers would
+        // hand the service's loops batches real Apple never sends, and flatter its wake coalescing.
+        serverConfiguration.wakeCoalescingMicroseconds = 0
         let box = SandboxBox()
         self.server = HTTPServer(configuration: serverConfiguration) { request in
             guard let sandbox = box.sandbox else { return .text(503, "starting") }

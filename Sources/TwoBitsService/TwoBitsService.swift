@@ -113,13 +113,14 @@ public final class TwoBitsService: Sendable {
 
         let pipeline = RequestPipeline(table: table, authenticator: ClientAuthenticator(clients: configuration.clients),
                                        limits: AppleCallLimits(configuration: configuration, metrics: metrics), metrics: metrics, logger: logger)
-        let serverConfiguration = HTTPServerConfiguration(
+        var serverConfiguration = HTTPServerConfiguration(
             host: configuration.listenHost, port: configuration.listenPort, threads: configuration.server.threads,
             maxBodyBytes: 64 * 1024, requestDeadlineMilliseconds: configuration.server.requestDeadlineMilliseconds,
             maxConnections: configuration.server.maxConnections,
             receiveTimeoutMilliseconds: configuration.server.receiveTimeoutMilliseconds,
             maxConnectionsPerIP: configuration.server.maxConnectionsPerIP,
             reservedFileDescriptors: 128 + configuration.apple.maxConnections * configuration.server.threads)
+        serverConfiguration.wakeCoalescingMicroseconds = configuration.server.wakeCoalescingMicroseconds
         /// Answers the server gives itself carry the request id the pipeline gave the request, and a route label.
         @Sendable func framed(_ error: APIError, _ label: String, _ request: ServerRequest) -> ServerResponse {
             pipeline.framed(error.response, pipeline.context(of: request, answeredBy: label))

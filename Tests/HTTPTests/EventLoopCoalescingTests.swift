@@ -24,7 +24,7 @@ import Testing
     /// Through a real loop: two pipes written 50 µs apart, while the loop is asleep in its wait, are both
     /// served, each once per write.
     @Test func eventsArrivingWhileTheLoopWaitsForMoreAreEachServedOnce() async throws {
-        let loop = EventLoop(name: "coalescing-test")
+        let loop = EventLoop(name: "coalescing-test", coalescingMicroseconds: 200)
         var a: [Int32] = [0, 0], b: [Int32] = [0, 0]
         #expect(pipe(&a) == 0 && pipe(&b) == 0)
         defer {

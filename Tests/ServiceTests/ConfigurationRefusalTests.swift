@@ -30,6 +30,7 @@ import TwoBitsService
         (#"{\#(apple)},"clients":[{"name":"a","key_sha256":"\#(String(repeating: "a", count: 64))","roles":[]}]}"#, "clients[0].roles"),
         (#"{\#(apple),"timeout_ms":2000},"server":{"request_deadline_ms":3000}}"#, "server.request_deadline_ms"),
         (#"{\#(apple)},"listen":"300.1.1.1:8080"}"#, "listen"),
+        (#"{\#(apple)},"server":{"wake_coalescing_us":10001}}"#, "server.wake_coalescing_us"),
         (#"{"apple":{"key_id":"KEYID12345","private_key_file":"AuthKey.p8"}}"#, "apple.team_id"),
         (#"{\#(apple)},"database":"/nonexistent-dir-\#(UUID().uuidString)/ledger.sqlite"}"#, "database"),
     ])

@@ -22,6 +22,7 @@ import TwoBitsService
         ("`server`", "receive_timeout_ms", "`\(ServiceDefaults.Server.receiveTimeoutMilliseconds)`"),
         ("`server`", "max_connections", "`\(ServiceDefaults.Server.maxConnections)`"),
         ("`server`", "max_connections_per_ip", "`\(ServiceDefaults.Server.maxConnectionsPerIP)`"),
+        ("`server`", "wake_coalescing_us", "`\(ServiceDefaults.Server.wakeCoalescingMicroseconds)`"),
         ("`tokens`", "issuer", "`\"\(ServiceDefaults.Tokens.issuer)\"`"),
         ("`tokens`", "ttl_seconds", "`\(ServiceDefaults.Tokens.ttlSeconds)`"),
         ("`tokens`", "limited_use_ttl_seconds", "`\(ServiceDefaults.Tokens.limitedUseTTLSeconds)`"),
@@ -63,6 +64,7 @@ import TwoBitsService
         #expect(configuration.server.receiveTimeoutMilliseconds == ServiceDefaults.Server.receiveTimeoutMilliseconds)
         #expect(configuration.server.maxConnections == ServiceDefaults.Server.maxConnections)
         #expect(configuration.server.maxConnectionsPerIP == ServiceDefaults.Server.maxConnectionsPerIP)
+        #expect(configuration.server.wakeCoalescingMicroseconds == ServiceDefaults.Server.wakeCoalescingMicroseconds)
         #expect(configuration.tokens.enabled == false)
     }
 }

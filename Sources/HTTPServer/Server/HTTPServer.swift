@@ -98,7 +98,7 @@ public final class HTTPServer: @unchecked Sendable {
         // Past the file limit accept() fails and nobody gets in, health checks included: stay under it.
         let maxConnections = max(1, min(configuration.maxConnections, openFiles.soft - configuration.reservedFileDescriptors))
         connections.setCaps(total: maxConnections, perIP: max(0, configuration.maxConnectionsPerIP))
-        let ownGroup = givenGroup == nil ? EventLoopGroup(count: configuration.threads) : nil
+        let ownGroup = givenGroup == nil ? EventLoopGroup(count: configuration.threads, coalescingMicroseconds: configuration.wakeCoalescingMicroseconds) : nil
         let group = givenGroup ?? ownGroup!
         // Each daemon may hold every connection (the kernel's spread is uneven); the accept policy
         // enforces the global and per-IP caps over all of them. One more than the cap: a daemon holding every

@@ -26,6 +26,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var maxURLBytes: Int
     /// Query parameters; more is answered 400.
     public var maxQueryParameters: Int
+    /// How long a loop this server starts waits, on a wake of a few events, for more before serving them;
+    /// 0 serves at once (`EventLoop.coalescingMicroseconds` explains the trade).
+    public var wakeCoalescingMicroseconds = 0
     /// File descriptors kept free for everything but client connections (database, outgoing calls, logs).
     public var reservedFileDescriptors: Int
 

@@ -44,6 +44,8 @@ public struct ServiceConfiguration: Sendable {
         public var maxConnections = ServiceDefaults.Server.maxConnections
         /// Open connections from one IP address; 0 for no cap.
         public var maxConnectionsPerIP = ServiceDefaults.Server.maxConnectionsPerIP
+        /// A loop woken for a few events waits this long for more before serving them; 0: at once.
+        public var wakeCoalescingMicroseconds = ServiceDefaults.Server.wakeCoalescingMicroseconds
     }
 
     /// PostgreSQL only: connections per process, and how long a request waits for one before 503.
@@ -179,6 +181,7 @@ public struct ServiceConfiguration: Sendable {
             server.receiveTimeoutMilliseconds = try s.int("receive_timeout_ms", default: server.receiveTimeoutMilliseconds, range: 100...600_000)
             server.maxConnections = try s.int("max_connections", default: server.maxConnections, range: 1...1_000_000)
             server.maxConnectionsPerIP = try s.int("max_connections_per_ip", default: server.maxConnectionsPerIP, range: 0...1_000_000)
+            server.wakeCoalescingMicroseconds = try s.int("wake_coalescing_us", default: server.wakeCoalescingMicroseconds, range: 0...10_000)
             try s.rejectUnknownFields()
         }
         // An install makes up to three Apple calls (query, a pending ban, the update); a claim two.
