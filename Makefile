@@ -1,6 +1,9 @@
 # TwoBits: `make run` serves against the built-in Apple sandbox; `make test` runs the whole suite.
 SHELL := /bin/bash
 SWIFT ?= swift
+# Release builds link the Swift runtime statically, as the shipped package does (.ci/package.sh): what
+# `make run`, the Python suites and the benchmark run is the binary that ships.
+RELEASE := -c release --static-swift-stdlib
 
 .PHONY: deps build release package run test test-suites test-python sanitize fuzz mutate coverage bench bench-smoke clean
 
@@ -12,7 +15,7 @@ build: deps
 
 release:
 	@.ci/install-deps.sh --run
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE)
 
 # The Debian package twobits_<version>_<arch>.deb in .build-package/ (static Swift runtime, stripped, git commit inside).
 package:
@@ -34,7 +37,7 @@ test-suites:
 
 # Python suites drive the real binaries over loopback (independent JWT checks, crash recovery, the benchmark smoke run).
 test-python:
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE)
 	TWOBITS_BIN=$(CURDIR)/.build/release/twobits python3 -m pytest -q Tests/python
 
 # The Swift suite under AddressSanitizer, then ThreadSanitizer (after proving TSan sees a deliberate race).
@@ -59,7 +62,7 @@ coverage: deps
 # (bench.py --smoke, no peer) never needs Go.
 bench:
 	@.ci/install-deps.sh --bench
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE)
 	python3 Benchmarks/bench.py
 	python3 Benchmarks/bench.py --compare-ledgers
 

@@ -1492,7 +1492,7 @@ def main(argv):
 
     binary = os.environ.get("TWOBITS_BIN") or os.path.join(ROOT, ".build", "release", "twobits")
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-        raise SystemExit("bench.py: no twobits binary at %s (run `swift build -c release` or set TWOBITS_BIN)" % binary)
+        raise SystemExit("bench.py: no twobits binary at %s (run `make release` or set TWOBITS_BIN)" % binary)
     for tool in ("wrk", "openssl"):
         if not shutil.which(tool):
             raise SystemExit("bench.py: %s is not installed (apt-get install -y %s, or .ci/install-deps.sh --bench)" % (tool, tool))
