@@ -204,7 +204,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// event. The price is at most this much latency per such wake; a busy loop, whose wait does not block or
     /// returns many events, never sleeps. The service's default (`server.wake_coalescing_us`) and its
     /// measurement are in `ServiceDefaults.Server`.
-    let coalescingMicroseconds: UInt32
+    public let coalescingMicroseconds: UInt32
     static let coalescingBelow: Int32 = 4
 
     /// Appends the `more` events read after the `first` ones, dropping a descriptor already among the first

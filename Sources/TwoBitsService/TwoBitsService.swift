@@ -174,6 +174,7 @@ public final class TwoBitsService: Sendable {
             "layout": .string(configuration.policy.layout.description), "database": .string(configuration.database.description),
             "open_files_limit": .int(server.limits.openFiles.soft), "max_connections": .int(server.limits.maxConnections),
             "max_connections_per_ip": .int(configuration.server.maxConnectionsPerIP),
+            "wake_coalescing_us": .int(server.wakeCoalescingMicroseconds),
         ])
         logger.flush()
     }

@@ -124,6 +124,16 @@ def test_base_url_credentials_never_reach_the_log(twobits_factory):
     assert "hunter2-secret" not in text and "operator:" not in text
 
 
+@pytest.mark.parametrize("configured, in_force", [(None, 200), (0, 0), (750, 750)])
+def test_the_loops_pause_as_configured(twobits_factory, configured, in_force):
+    """server.wake_coalescing_us reaches the event loops: the listening line reads it back from them."""
+    extra = None if configured is None else {"server": {"wake_coalescing_us": configured}}
+    d = twobits_factory(name=f"wake-{configured}", extra=extra)
+    assert d.get("/healthz").status == 200
+    listening = [json.loads(line) for line in log_lines(d) if '"listening"' in line]
+    assert listening and listening[0]["wake_coalescing_us"] == in_force, listening
+
+
 def test_base_url_credentials_are_not_in_configuration_errors(twobits_factory):
     d = twobits_factory(autostart=False)
     d.config["apple"]["base_url"] = "ftp://operator:hunter2-secret@127.0.0.1:1"

@@ -37,6 +37,7 @@ public final class HTTPServer: @unchecked Sendable {
         var scanning = false
         var port: UInt16 = 0
         var limits = Limits(openFiles: OpenFileLimit(soft: 0, hard: 0), maxConnections: 0)
+        var wakeCoalescingMicroseconds = 0
     }
 
     /// The connection caps in force, after the open-file limit was raised and applied.
@@ -87,6 +88,10 @@ public final class HTTPServer: @unchecked Sendable {
     /// The connection caps in force (valid after `start()`).
     public var limits: Limits { state.withLock { $0.limits } }
 
+    /// The pause the serving loops take on a wake of a few events, as the loops hold it (a group given at
+    /// init keeps its own, whatever the configuration says).
+    public var wakeCoalescingMicroseconds: Int { state.withLock { $0.wakeCoalescingMicroseconds } }
+
     /// Raises the open-file limit, binds one daemon per loop and starts serving.
     public func start() throws(HTTPServerError) {
         var probe = in_addr()
@@ -127,6 +132,7 @@ public final class HTTPServer: @unchecked Sendable {
             $0.scanning = true
             $0.port = port
             $0.limits = Limits(openFiles: openFiles, maxConnections: maxConnections)
+            $0.wakeCoalescingMicroseconds = Int(group.loops[0].coalescingMicroseconds)
         }
         let scanLoop = group.loops[0]
         scanLoop.execute { [self] in scanReceives(on: scanLoop) }
