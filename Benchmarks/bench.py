@@ -495,6 +495,9 @@ class Bench:
     def __init__(self, args, binary, peer_binary=None):
         self.args = args
         self.binary = binary
+        # The sandbox is the same program unless told otherwise; an A/B of two builds pins it to one
+        # (a change to the shared HTTP or event-loop layers would otherwise change the stand-in for Apple too).
+        self.sandbox_binary = os.environ.get("TWOBITS_SANDBOX_BIN") or binary
         self.peer_binary = peer_binary
         self.procs = Processes()
         self.work = tempfile.mkdtemp(prefix="twobits-bench-")
@@ -525,7 +528,7 @@ class Bench:
         sandbox_log = os.path.join(w, "sandbox.log")
         self.sandbox = self.procs.start(
             "sandbox",
-            [self.binary, "sandbox", "--team-id", TEAM_ID, "--key-id", KEY_ID, "--key-file", os.path.join(w, "apple.p8"),
+            [self.sandbox_binary, "sandbox", "--team-id", TEAM_ID, "--key-id", KEY_ID, "--key-file", os.path.join(w, "apple.p8"),
              "--listen", "127.0.0.1:0", "--latency-ms", "0"],
             stdout=open(sandbox_log, "ab"), stderr=subprocess.STDOUT)
         m = wait_for_line(sandbox_log, r'"url":"http://([0-9.]+):(\d+)"', self.sandbox, 30, "twobits sandbox")
