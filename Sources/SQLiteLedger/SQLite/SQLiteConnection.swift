@@ -146,44 +146,71 @@ public final class SQLiteConnection: @unchecked Sendable {
             statements[sql] = prepared
             stmt = prepared
         }
+        // Also after a failed bind, whose earlier bindings point at bytes no longer lent: clearing them does
+        // not read them.
         defer {
             sqlite3_reset(stmt)
             sqlite3_clear_bindings(stmt)
         }
-        for (i, value) in values.enumerated() {
-            let index = Int32(i + 1)
-            let rc: Int32
-            switch value {
-            case .null: rc = sqlite3_bind_null(stmt, index)
-            case .integer(let v): rc = sqlite3_bind_int64(stmt, index, v)
-            case .real(let v): rc = sqlite3_bind_double(stmt, index, v)
-            // withCString lends the string's own bytes (a C-string argument would copy them into an array first).
-            case .text(let v): rc = v.withCString { twobits_sqlite_bind_text(stmt, index, $0, -1) }
-            case .blob(let v): rc = v.withUnsafeBytes { twobits_sqlite_bind_blob(stmt, index, $0.baseAddress, Int32($0.count)) }
+        return try withBindings(stmt, values, from: 0) { () throws(SQLiteError) -> [SQLiteRow] in
+            // Before the bytes are given back: SQLite reads a bound value until then.
+            defer {
+                sqlite3_reset(stmt)
+                sqlite3_clear_bindings(stmt)
             }
-            guard rc == SQLITE_OK else { throw currentError() }
-        }
-        var rows: [SQLiteRow] = []
-        while true {
-            let rc = sqlite3_step(stmt)
-            if rc == SQLITE_DONE { break }
-            guard rc == SQLITE_ROW else { throw currentError() }
-            var row = SQLiteRow()
-            for column in 0..<sqlite3_column_count(stmt) {
-                let name = String(cString: sqlite3_column_name(stmt, column))
-                switch sqlite3_column_type(stmt, column) {
-                case SQLITE_INTEGER: row.values[name] = .integer(sqlite3_column_int64(stmt, column))
-                case SQLITE_FLOAT: row.values[name] = .real(sqlite3_column_double(stmt, column))
-                case SQLITE_TEXT: row.values[name] = .text(String(cString: sqlite3_column_text(stmt, column)))
-                case SQLITE_BLOB:
-                    let count = Int(sqlite3_column_bytes(stmt, column))
-                    row.values[name] = .blob(count == 0 ? Data() : Data(bytes: sqlite3_column_blob(stmt, column), count: count))
-                default: row.values[name] = .null
+            var rows: [SQLiteRow] = []
+            while true {
+                let rc = sqlite3_step(stmt)
+                if rc == SQLITE_DONE { break }
+                guard rc == SQLITE_ROW else { throw currentError() }
+                var row = SQLiteRow()
+                for column in 0..<sqlite3_column_count(stmt) {
+                    let name = String(cString: sqlite3_column_name(stmt, column))
+                    switch sqlite3_column_type(stmt, column) {
+                    case SQLITE_INTEGER: row.values[name] = .integer(sqlite3_column_int64(stmt, column))
+                    case SQLITE_FLOAT: row.values[name] = .real(sqlite3_column_double(stmt, column))
+                    case SQLITE_TEXT: row.values[name] = .text(String(cString: sqlite3_column_text(stmt, column)))
+                    case SQLITE_BLOB:
+                        let count = Int(sqlite3_column_bytes(stmt, column))
+                        row.values[name] = .blob(count == 0 ? Data() : Data(bytes: sqlite3_column_blob(stmt, column), count: count))
+                    default: row.values[name] = .null
+                    }
                 }
+                rows.append(row)
             }
-            rows.append(row)
+            return rows
         }
-        return rows
+    }
+
+    /// Binds `values[index...]` and runs `body` while every text and blob is still lent to SQLite, uncopied
+    /// (SQLITE_STATIC): `body` steps the statement and resets it. A copy per bound string (SQLITE_TRANSIENT)
+    /// was a `malloc` and a `free` each, about 15 per claim.
+    private func withBindings<T>(_ stmt: OpaquePointer, _ values: [SQLiteValue], from index: Int,
+                                 _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
+        guard index < values.count else { return try body() }
+        let position = Int32(index + 1)
+        func rest() throws(SQLiteError) -> T { try withBindings(stmt, values, from: index + 1, body) }
+        let rc: Int32
+        switch values[index] {
+        case .null: rc = sqlite3_bind_null(stmt, position)
+        case .integer(let v): rc = sqlite3_bind_int64(stmt, position, v)
+        case .real(let v): rc = sqlite3_bind_double(stmt, position, v)
+        // withCString lends the string's own bytes (a C-string argument would copy them into an array first).
+        case .text(let v):
+            return try v.withCString { text -> Result<T, SQLiteError> in
+                let rc = twobits_sqlite_bind_text_lent(stmt, position, text, -1)
+                guard rc == SQLITE_OK else { return .failure(currentError()) }
+                return Result(catching: rest)
+            }.get()
+        case .blob(let v):
+            return try v.withUnsafeBytes { bytes -> Result<T, SQLiteError> in
+                let rc = twobits_sqlite_bind_blob_lent(stmt, position, bytes.baseAddress, Int32(bytes.count))
+                guard rc == SQLITE_OK else { return .failure(currentError()) }
+                return Result(catching: rest)
+            }.get()
+        }
+        guard rc == SQLITE_OK else { throw currentError() }
+        return try rest()
     }
 
     /// Rows changed by the last statement on this connection.
