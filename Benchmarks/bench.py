@@ -539,7 +539,7 @@ class Bench:
         # Server.
         month = datetime.datetime.now(datetime.timezone.utc)
         this_month = "%04d-%02d" % (month.year, month.month)
-        self.wake_coalescing = {} if self.args.wake_coalescing_us is None else {"wake_coalescing_us": self.args.wake_coalescing_us}
+        wake_coalescing = {} if self.args.wake_coalescing_us is None else {"wake_coalescing_us": self.args.wake_coalescing_us}
         config = {
             "listen": "127.0.0.1:0",
             "database": os.path.join(w, "twobits.sqlite"),
@@ -557,7 +557,7 @@ class Bench:
             },
             "clients": [{"name": "bench", "key_sha256": digest.group(1), "roles": ["promotions", "tokens", "admin"]}],
             # wrk's 2,048 connections all come from 127.0.0.1: no per-address cap.
-            "server": {"threads": self.args.server_threads, **self.wake_coalescing, "request_deadline_ms": 30000, "shutdown_grace_ms": 2000,
+            "server": {"threads": self.args.server_threads, **wake_coalescing, "request_deadline_ms": 30000, "shutdown_grace_ms": 2000,
                        "max_connections_per_ip": 0},
             "bits": {"bit0": "promotion", "bit1": "ban"},
             "promotions": [{"id": PROMOTION_ID, "starts": this_month, "ends": this_month}],

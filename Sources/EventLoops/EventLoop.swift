@@ -53,7 +53,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     ///     them (`coalescingMicroseconds` explains why); 0, the default, serves at once.
     public init(name: String, coalescingMicroseconds: Int = 0) {
         self.name = name
-        self.coalescingMicroseconds = UInt32(clamping: max(0, coalescingMicroseconds))
+        self.coalescingMicroseconds = UInt32(clamping: coalescingMicroseconds)
         epoll = twobits_loop_epoll_create()
         wakeFD = twobits_loop_eventfd_create()
         precondition(epoll >= 0 && wakeFD >= 0)

@@ -37,7 +37,6 @@ public final class HTTPServer: @unchecked Sendable {
         var scanning = false
         var port: UInt16 = 0
         var limits = Limits(openFiles: OpenFileLimit(soft: 0, hard: 0), maxConnections: 0)
-        var wakeCoalescingMicroseconds = 0
     }
 
     /// The connection caps in force, after the open-file limit was raised and applied.
@@ -89,8 +88,10 @@ public final class HTTPServer: @unchecked Sendable {
     public var limits: Limits { state.withLock { $0.limits } }
 
     /// The pause the serving loops take on a wake of a few events, as the loops hold it (a group given at
-    /// init keeps its own, whatever the configuration says).
-    public var wakeCoalescingMicroseconds: Int { state.withLock { $0.wakeCoalescingMicroseconds } }
+    /// init keeps its own, whatever the configuration says); 0 once a server with loops of its own stopped.
+    public var wakeCoalescingMicroseconds: Int {
+        (state.withLock { $0.ownGroup } ?? givenGroup).map { Int($0.loops[0].coalescingMicroseconds) } ?? 0
+    }
 
     /// Raises the open-file limit, binds one daemon per loop and starts serving.
     public func start() throws(HTTPServerError) {
@@ -132,7 +133,6 @@ public final class HTTPServer: @unchecked Sendable {
             $0.scanning = true
             $0.port = port
             $0.limits = Limits(openFiles: openFiles, maxConnections: maxConnections)
-            $0.wakeCoalescingMicroseconds = Int(group.loops[0].coalescingMicroseconds)
         }
         let scanLoop = group.loops[0]
         scanLoop.execute { [self] in scanReceives(on: scanLoop) }

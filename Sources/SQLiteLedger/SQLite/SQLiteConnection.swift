@@ -146,40 +146,47 @@ public final class SQLiteConnection: @unchecked Sendable {
             statements[sql] = prepared
             stmt = prepared
         }
-        // Also after a failed bind, whose earlier bindings point at bytes no longer lent: clearing them does
-        // not read them.
-        defer {
+        do throws(SQLiteError) {
+            return try withBindings(stmt, values, from: 0) { () throws(SQLiteError) -> [SQLiteRow] in
+                // Before the bytes are given back: SQLite reads a bound value until then.
+                defer {
+                    sqlite3_reset(stmt)
+                    sqlite3_clear_bindings(stmt)
+                }
+                return try steps(stmt)
+            }
+        } catch {
+            // Above all when a bind failed and `body` never ran: the values bound before it point at bytes no
+            // longer lent. Clearing them does not read them, and the cached statement starts clean next time.
             sqlite3_reset(stmt)
             sqlite3_clear_bindings(stmt)
+            throw error
         }
-        return try withBindings(stmt, values, from: 0) { () throws(SQLiteError) -> [SQLiteRow] in
-            // Before the bytes are given back: SQLite reads a bound value until then.
-            defer {
-                sqlite3_reset(stmt)
-                sqlite3_clear_bindings(stmt)
-            }
-            var rows: [SQLiteRow] = []
-            while true {
-                let rc = sqlite3_step(stmt)
-                if rc == SQLITE_DONE { break }
-                guard rc == SQLITE_ROW else { throw currentError() }
-                var row = SQLiteRow()
-                for column in 0..<sqlite3_column_count(stmt) {
-                    let name = String(cString: sqlite3_column_name(stmt, column))
-                    switch sqlite3_column_type(stmt, column) {
-                    case SQLITE_INTEGER: row.values[name] = .integer(sqlite3_column_int64(stmt, column))
-                    case SQLITE_FLOAT: row.values[name] = .real(sqlite3_column_double(stmt, column))
-                    case SQLITE_TEXT: row.values[name] = .text(String(cString: sqlite3_column_text(stmt, column)))
-                    case SQLITE_BLOB:
-                        let count = Int(sqlite3_column_bytes(stmt, column))
-                        row.values[name] = .blob(count == 0 ? Data() : Data(bytes: sqlite3_column_blob(stmt, column), count: count))
-                    default: row.values[name] = .null
-                    }
+    }
+
+    /// Steps a bound statement to its end and reads its rows.
+    private func steps(_ stmt: OpaquePointer) throws(SQLiteError) -> [SQLiteRow] {
+        var rows: [SQLiteRow] = []
+        while true {
+            let rc = sqlite3_step(stmt)
+            if rc == SQLITE_DONE { break }
+            guard rc == SQLITE_ROW else { throw currentError() }
+            var row = SQLiteRow()
+            for column in 0..<sqlite3_column_count(stmt) {
+                let name = String(cString: sqlite3_column_name(stmt, column))
+                switch sqlite3_column_type(stmt, column) {
+                case SQLITE_INTEGER: row.values[name] = .integer(sqlite3_column_int64(stmt, column))
+                case SQLITE_FLOAT: row.values[name] = .real(sqlite3_column_double(stmt, column))
+                case SQLITE_TEXT: row.values[name] = .text(String(cString: sqlite3_column_text(stmt, column)))
+                case SQLITE_BLOB:
+                    let count = Int(sqlite3_column_bytes(stmt, column))
+                    row.values[name] = .blob(count == 0 ? Data() : Data(bytes: sqlite3_column_blob(stmt, column), count: count))
+                default: row.values[name] = .null
                 }
-                rows.append(row)
             }
-            return rows
+            rows.append(row)
         }
+        return rows
     }
 
     /// Binds `values[index...]` and runs `body` while every text and blob is still lent to SQLite, uncopied
