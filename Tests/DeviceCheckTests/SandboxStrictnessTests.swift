@@ -60,6 +60,37 @@ import TwoBitsCrypto
         }
     }
 
+    /// The sandbox skips the signature check of a JWT it has already accepted (`VerifiedSignatures`): only
+    /// the identical string may skip it, and the clock still applies to it.
+    @Test func aJWTAlreadyAcceptedIsStillRefusedWhenTamperedWithOrTooOld() async throws {
+        let clock = TestClock()
+        try await withSandbox(now: clock.closure) { h in
+            let raw = try Raw(h)
+            defer { raw.http.shutdown() }
+            let token = try #require(h.sandbox.mintToken(for: h.device()))
+            func body() throws -> String {
+                let fields = raw.fields(token, timestamp: Int64(clock.now.timeIntervalSince1970 * 1_000))
+                return String(decoding: try JSONSerialization.data(withJSONObject: fields), as: UTF8.self)
+            }
+            for _ in 0..<2 {
+                let accepted = try await raw.post(.validate, body: try body(), authorization: "Bearer " + raw.jwt)
+                #expect(accepted.status == 200)
+            }
+            var pieces = raw.jwt.split(separator: ".").map(String.init)
+            var signature = try #require(Data(base64URLEncoded: pieces[2]))
+            signature[signature.startIndex + 10] ^= 1
+            pieces[2] = signature.base64URLEncodedString()
+            let tampered = try await raw.post(.validate, body: try body(), authorization: "Bearer " + pieces.joined(separator: "."))
+            #expect(tampered.status == 401)
+            #expect(tampered.text == AppleResponseBody.unverifiedAuthorizationToken)
+
+            clock.advance(seconds: 3_700)
+            let old = try await raw.post(.validate, body: try body(), authorization: "Bearer " + raw.jwt)
+            #expect(old.status == 401)
+            #expect(old.text == AppleResponseBody.expiredAuthorizationToken)
+        }
+    }
+
     @Test func missingAuthorizationIs400WithApplesBody() async throws {
         try await withRaw { raw, h in
             let token = try #require(h.sandbox.mintToken(for: h.device()))

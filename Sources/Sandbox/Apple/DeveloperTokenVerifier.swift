@@ -8,6 +8,8 @@ struct DeveloperTokenVerifier: Sendable {
     let keyID: String
     let publicKey: P256PublicKey
     let maxAgeSeconds: Int
+    /// JWTs whose signature was already found good (`VerifiedSignatures` says why).
+    let verifiedSignatures = VerifiedSignatures()
 
     enum Failure: Error, Equatable {
         /// 400 "Missing or badly formatted authorization token"
@@ -30,8 +32,11 @@ struct DeveloperTokenVerifier: Sendable {
               let iat = parts.claims["iat"]?.intValue
         else { return .failure(.malformed) }
         guard kid == keyID, iss == teamID else { return .failure(.unverified) }
-        guard parts.signature.count == 64, publicKey.verifyES256(signature: parts.signature, message: parts.signingInput) else {
-            return .failure(.unverified)
+        if !verifiedSignatures.contains(jwt) {
+            guard parts.signature.count == 64, publicKey.verifyES256(signature: parts.signature, message: parts.signingInput) else {
+                return .failure(.unverified)
+            }
+            verifiedSignatures.insert(jwt)
         }
         let nowSeconds = Int64(now.timeIntervalSince1970)
         if iat > nowSeconds + 60 { return .failure(.unverified) }
