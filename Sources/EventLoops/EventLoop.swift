@@ -46,6 +46,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var watchers: [Int32: (IOEvents) -> Void] = [:]
     private var timers = LoopTimerQueue()
     private var locals: [ObjectIdentifier: AnyObject] = [:]
+    private var coalescing = WakeCoalescing()
 
     /// Creates the loop and starts its thread.
     /// - Parameters:
@@ -199,13 +200,20 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// How long a loop whose blocking wait woke for fewer than `coalescingBelow` events sleeps before serving
     /// them, taking whatever else became ready meanwhile in the same turn; 0: serve at once.
     ///
-    /// On a quiet loop each event wakes it alone: at 50 ms of Apple latency a claim's three events (the
-    /// request, two answers) cost three wakes, and a wake (the context switch, cold caches) cost more than the
-    /// event. The price is at most this much latency per such wake; a busy loop, whose wait does not block or
-    /// returns many events, never sleeps. The service's default (`server.wake_coalescing_us`) and its
-    /// measurement are in `ServiceDefaults.Server`.
+    /// On a lightly loaded loop each event wakes it alone: at 50 ms of Apple latency a claim's three events
+    /// (the request, two answers) cost three wakes, and a wake (the context switch, cold caches) cost more
+    /// than the event. The price is at most this much latency per such wake; a busy loop, whose wait does not
+    /// block or returns many events, never sleeps, and a quiet one stops sleeping while its pauses gather
+    /// nothing (`WakeCoalescing`). The service's default (`server.wake_coalescing_us`) and its measurement
+    /// are in `ServiceDefaults.Server`.
     public let coalescingMicroseconds: UInt32
     static let coalescingBelow: Int32 = 4
+
+    /// Whether a sparse wake pauses now (`WakeCoalescing`); on the loop's thread only (tests).
+    var pausesSparseWakes: Bool {
+        assert(inLoop)
+        return coalescing.pausing
+    }
 
     /// Appends the `more` events read after the `first` ones, dropping a descriptor already among the first
     /// (epoll reports a still-ready descriptor again; one read never reports a descriptor twice, so only the
@@ -235,14 +243,17 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
             let wait = ready.isEmpty ? timers.waitMilliseconds(now: twobits_loop_now_ns()) : 0
             var count = twobits_loop_wait(epoll, &fds, &flags, capacity, wait)
             // A wait that blocked and woke for a few events: take a moment for more, so one wake serves several.
-            if coalescingMicroseconds > 0, wait != 0, count > 0, count < Self.coalescingBelow {
+            if coalescingMicroseconds > 0, wait != 0, count > 0, count < Self.coalescingBelow, coalescing.shouldPause() {
                 usleep(coalescingMicroseconds)
                 let more = fds.withUnsafeMutableBufferPointer { f in
                     flags.withUnsafeMutableBufferPointer { g in
                         twobits_loop_wait(epoll, f.baseAddress! + Int(count), g.baseAddress! + Int(count), capacity - count, 0)
                     }
                 }
-                count = Self.merge(&fds, &flags, first: Int(count), more: Int(max(0, more)))
+                let merged = Self.merge(&fds, &flags, first: Int(count), more: Int(max(0, more)))
+                // Only descriptors not already in hand count: a level-triggered one not yet served is reported again.
+                coalescing.paused(gathered: Int(merged - count))
+                count = merged
             }
             for i in 0..<Int(max(0, count)) {
                 if fds[i] == wakeFD {

@@ -21,6 +21,45 @@ import Testing
         #expect(fds == [9, 4] && flags == [2, 1])
     }
 
+    /// A quiet loop stops pausing once its pauses gather nothing, probes now and then, and pauses again on
+    /// every sparse wake as soon as a pause gathers something.
+    @Test func pausesStopWhileTheyGatherNothingAndResumeWhenOneDoes() {
+        var policy = WakeCoalescing()
+        for _ in 0..<WakeCoalescing.fruitlessLimit {
+            let pause = policy.shouldPause()
+            #expect(pause)
+            policy.paused(gathered: 0)
+        }
+        #expect(!policy.pausing)
+        // One probe in `probeEvery` sparse wakes.
+        let decisions = (0..<(3 * WakeCoalescing.probeEvery)).map { _ -> Bool in
+            let pause = policy.shouldPause()
+            if pause { policy.paused(gathered: 0) }
+            return pause
+        }
+        #expect(decisions.filter { $0 }.count == 3)
+        #expect(decisions[WakeCoalescing.probeEvery - 1] && !decisions[0])
+        // The next probe gathers an event: every sparse wake pauses again.
+        var probed = false
+        for _ in 0..<WakeCoalescing.probeEvery where !probed { probed = policy.shouldPause() }
+        #expect(probed)
+        policy.paused(gathered: 2)
+        #expect(policy.pausing)
+        var paused = 0
+        for _ in 0..<10 where policy.shouldPause() { paused += 1 }
+        #expect(paused == 10)
+    }
+
+    /// One fruitless pause among gathering ones does not stop the pausing.
+    @Test func aFewFruitlessPausesInARowDoNotStopThePausing() {
+        var policy = WakeCoalescing()
+        for round in 0..<100 {
+            let pause = policy.shouldPause()
+            #expect(pause, "round \(round)")
+            policy.paused(gathered: round % WakeCoalescing.fruitlessLimit == 0 ? 1 : 0)
+        }
+    }
+
     /// Through a real loop: two pipes written 50 µs apart, while the loop is asleep in its wait, are both
     /// served, each once per write.
     @Test func eventsArrivingWhileTheLoopWaitsForMoreAreEachServedOnce() async throws {
@@ -53,6 +92,38 @@ import Testing
             usleep(2_000)
             #expect(served.count(a[0]) == round + 1 && served.count(b[0]) == round + 1, "round \(round)")
         }
+    }
+}
+
+extension EventLoopCoalescingTests {
+    /// Through a real loop: wakes for one descriptor at a time, each served alone, stop the pausing. The
+    /// descriptor being woken for is still readable during the pause (level-triggered, not yet served) and is
+    /// reported again; that is not an event gathered.
+    @Test func aLoopWhosePausesGatherNothingStopsPausing() async throws {
+        let loop = EventLoop(name: "coalescing-quiet", coalescingMicroseconds: 500)
+        var p: [Int32] = [0, 0]
+        #expect(pipe(&p) == 0)
+        defer {
+            loop.stop()
+            for fd in p { close(fd) }
+        }
+        _ = fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK)
+        let served = Counter()
+        let readEnd = p[0]
+        loop.submitAndWait {
+            loop.watch(readEnd, for: .read) { _ in
+                var byte: UInt8 = 0
+                while read(readEnd, &byte, 1) == 1 { served.add(readEnd) }
+            }
+        }
+        #expect(loop.submitAndWait { loop.pausesSparseWakes })
+        for round in 0..<(2 * WakeCoalescing.fruitlessLimit) {
+            var one: UInt8 = 1
+            _ = write(p[1], &one, 1)
+            while served.count(readEnd) < round + 1 { usleep(200) }
+            usleep(3_000) // the loop back in its blocking wait
+        }
+        #expect(!loop.submitAndWait { loop.pausesSparseWakes })
     }
 }
 
