@@ -124,7 +124,7 @@ def test_base_url_credentials_never_reach_the_log(twobits_factory):
     assert "hunter2-secret" not in text and "operator:" not in text
 
 
-@pytest.mark.parametrize("configured, in_force", [(None, 200), (0, 0), (750, 750)])
+@pytest.mark.parametrize("configured, in_force", [(None, 1000), (0, 0), (750, 750)])
 def test_the_loops_pause_as_configured(twobits_factory, configured, in_force):
     """server.wake_coalescing_us reaches the event loops: the listening line reads it back from them."""
     extra = None if configured is None else {"server": {"wake_coalescing_us": configured}}

@@ -33,11 +33,11 @@ public enum ServiceDefaults {
         public static let maxConnections = 16_000
         public static let maxConnectionsPerIP = 1_024
         /// `server.wake_coalescing_us`: a loop woken for one to three events waits this long for more, so one
-        /// wake serves several. Claim at 50 ms of Apple latency, 256 connections, raced against the Go peer
-        /// six times each way: median 269 µs of CPU per request without, 251 with (Benchmarks/README, stop 29).
-        /// Longer pauses measured no clearly better (500 µs: 241-255, 1,000 µs: 220-243, three runs each) and
-        /// cost more latency on a quiet server.
-        public static let wakeCoalescingMicroseconds = 200
+        /// wake serves several, while that pays (`WakeCoalescing`). Claim at 50 ms of Apple latency, 256
+        /// connections, behind the sandbox that no longer spends a signature check per call: 268-270 µs of CPU
+        /// per request at a fixed 200 µs, 213-229 at 1,000 µs (three runs each), for 1.3 ms more latency in
+        /// 105; 2,000 µs cost throughput (90-91 % of ideal). Benchmarks/README, stop 30.
+        public static let wakeCoalescingMicroseconds = 1_000
 
         /// `server.request_deadline_ms` when left out: room for the three Apple calls a route can make.
         public static func requestDeadlineMilliseconds(appleTimeoutMilliseconds: Int) -> Int {
