@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -95,13 +96,28 @@ def sync(source, target):
 
 
 def run(cmd, cwd, timeout, env=None):
-    """(returncode or 'timeout', combined output)."""
+    """(returncode or 'timeout', combined output). On a timeout the whole process group is killed: `swift test`
+    runs the tests in a child process, which a mutant can send into an endless loop, and which would otherwise
+    outlive the run and keep a core busy."""
+    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
     try:
-        p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
-        return p.returncode, p.stdout
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        return "timeout", out
+        out, _ = p.communicate(timeout=timeout)
+        return p.returncode, out
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, _ = p.communicate()
+        return "timeout", out or ""
+    except BaseException:
+        # Interrupted (Ctrl-C): take the tests down with us.
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        raise
 
 
 def first_failure(output):
