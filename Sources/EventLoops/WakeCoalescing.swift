@@ -11,7 +11,7 @@ struct WakeCoalescing {
     static let probeEvery = 64
 
     /// Pauses in a row that gathered no event.
-    private(set) var fruitless = 0
+    private var fruitless = 0
     /// Sparse wakes served without a pause since pausing stopped paying.
     private var skipped = 0
 
@@ -26,8 +26,8 @@ struct WakeCoalescing {
 
     /// Called after a pause, with how many events it gathered.
     mutating func paused(gathered: Int) {
+        // `skipped` needs no reset: it is 0 whenever a pause runs (never counted while pausing, zeroed by a probe).
         fruitless = gathered > 0 ? 0 : fruitless + 1
-        if gathered > 0 { skipped = 0 }
     }
 
     /// True while sparse wakes pause.

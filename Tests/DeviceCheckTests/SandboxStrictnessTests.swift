@@ -91,6 +91,25 @@ import TwoBitsCrypto
         }
     }
 
+    /// A forgery of an accepted JWT: the very same header and claims, signed by another key. The sandbox has
+    /// the good one remembered (`VerifiedSignatures`) and must still check this one's signature.
+    @Test func theSameHeaderAndClaimsSignedByAnotherKeyAreRefusedAfterTheRightOne() async throws {
+        try await withRaw { raw, h in
+            let token = try #require(h.sandbox.mintToken(for: h.device()))
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: raw.fields(token)), as: UTF8.self)
+            let accepted = try await raw.post(.validate, body: body, authorization: "Bearer " + raw.jwt)
+            #expect(accepted.status == 200)
+            let pieces = raw.jwt.split(separator: ".").map(String.init)
+            let header = try #require(Data(base64URLEncoded: pieces[0]))
+            let claims = try #require(Data(base64URLEncoded: pieces[1]))
+            let forged = JWS.sign(headerJSON: header, claimsJSON: claims, signer: ES256Signer(key: P256PrivateKey.generate()))
+            #expect(forged.split(separator: ".").prefix(2) == raw.jwt.split(separator: ".").prefix(2))
+            let refused = try await raw.post(.validate, body: body, authorization: "Bearer " + forged)
+            #expect(refused.status == 401)
+            #expect(refused.text == AppleResponseBody.unverifiedAuthorizationToken)
+        }
+    }
+
     @Test func missingAuthorizationIs400WithApplesBody() async throws {
         try await withRaw { raw, h in
             let token = try #require(h.sandbox.mintToken(for: h.device()))

@@ -89,7 +89,11 @@ import Testing
             _ = write(a[1], &one, 1)
             usleep(50)
             _ = write(b[1], &one, 1)
-            usleep(2_000)
+            // Until both are served (a busy machine may not run the loop for a while), then a moment more for
+            // a second serving to show.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while served.count(a[0]) < round + 1 || served.count(b[0]) < round + 1, ContinuousClock.now < deadline { usleep(100) }
+            usleep(1_000)
             #expect(served.count(a[0]) == round + 1 && served.count(b[0]) == round + 1, "round \(round)")
         }
     }
@@ -120,7 +124,8 @@ extension EventLoopCoalescingTests {
         for round in 0..<(2 * WakeCoalescing.fruitlessLimit) {
             var one: UInt8 = 1
             _ = write(p[1], &one, 1)
-            while served.count(readEnd) < round + 1 { usleep(200) }
+            let deadline = ContinuousClock.now + .seconds(10)
+            while served.count(readEnd) < round + 1, ContinuousClock.now < deadline { usleep(200) }
             usleep(3_000) // the loop back in its blocking wait
         }
         #expect(!loop.submitAndWait { loop.pausesSparseWakes })

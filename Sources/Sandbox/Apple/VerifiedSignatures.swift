@@ -24,6 +24,4 @@ final class VerifiedSignatures: Sendable {
             list.append(jwt)
         }
     }
-
-    var count: Int { recent.withLock { $0.count } }
 }
