@@ -1201,50 +1201,79 @@ def evaluate_targets(runs, es256, smoke, app_attest=None):
     return checks
 
 
+def median(values):
+    """The middle value (the mean of the two middle ones for an even count); None for no values."""
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
 def issue8_targets(runs):
     """Issue 8's targets at 256 connections: TwoBits against the Go peer, and CPU per request in absolute terms.
-    Listed only when the run has the row they are measured on."""
+    Listed only when the run has the row they are measured on. A row raced several times (`--repeat`) is judged on
+    the median of its races: one race on this machine moves by about 10 %, as much as the targets' margins."""
     checks = []
 
-    def row(scenario, latency):
-        return next((r for r in runs if r["scenario"] == scenario and r["latency_ms"] == latency
-                     and r["concurrency"] == PEER_TARGET_CONCURRENCY), None)
+    def rows(scenario, latency):
+        return [r for r in runs if r["scenario"] == scenario and r["latency_ms"] == latency
+                and r["concurrency"] == PEER_TARGET_CONCURRENCY]
+
+    def spread(values, digits):
+        """"0.86 x" for one value; "median 0.86 x of 6 races (0.82-0.92)" for several."""
+        if len(values) == 1:
+            return "%s x" % fmt(values[0], digits)
+        return "median %s x of %d races (%s-%s)" % (fmt(median(values), digits), len(values), fmt(min(values), digits),
+                                                   fmt(max(values), digits))
 
     for scenario, latency in PEER_TARGET_RUNS:
-        r = row(scenario, latency)
-        if r is None:
+        rs = rows(scenario, latency)
+        if not rs:
             continue
         where = "%s %d ms c=%d" % (scenario, latency, PEER_TARGET_CONCURRENCY)
         cpu_target = "server CPU per request <= %.1f x Go's (%s, %d ms)" % (PEER_CPU_RATIO_TARGET, scenario, latency)
         rps_target = "throughput >= Go's (%s, %d ms)" % (scenario, latency)
-        v, peer = r.get("vs_peer"), r.get("peer")
-        if not v:
+        raced = [r for r in rs if r.get("vs_peer")]
+        if not raced:
             for target in (cpu_target, rps_target):
                 checks.append({"target": target, "run": where, "measured": "no Go peer in this run (--no-peer)", "met": None, "note": ""})
             continue
         # Errors on either side make the comparison say little: name them next to the verdict.
         errors = []
-        for name, x in (("TwoBits", r), ("Go", peer)):
-            if x["non_2xx"] or x["socket_errors"]:
-                errors.append("%s: %d non-2xx, %d socket errors" % (name, x["non_2xx"], x["socket_errors"]))
-        ratio = v["cpu_per_request_ratio"]
+        for r in raced:
+            for name, x in (("TwoBits", r), ("Go", r["peer"])):
+                if x["non_2xx"] or x["socket_errors"]:
+                    errors.append("%s: %d non-2xx, %d socket errors" % (name, x["non_2xx"], x["socket_errors"]))
+        ratios = [r["vs_peer"]["cpu_per_request_ratio"] for r in raced if r["vs_peer"]["cpu_per_request_ratio"] is not None]
+        ratio = median(ratios)
+        ours = median(r["server_cpu_us_per_request"] for r in raced)
+        theirs = median(r["peer"]["server_cpu_us_per_request"] for r in raced)
         checks.append({"target": cpu_target, "run": where,
-                       "measured": "%s vs %s us = %s x" % (fmt(r["server_cpu_us_per_request"]), fmt(peer["server_cpu_us_per_request"]),
-                                                          fmt(ratio, 2)),
+                       "measured": "%s vs %s us = %s" % (fmt(ours), fmt(theirs), spread(ratios, 2)) if ratios else
+                                   "%s vs %s us" % (fmt(ours), fmt(theirs)),
                        "met": None if ratio is None else ratio <= PEER_CPU_RATIO_TARGET, "note": "; ".join(errors)})
-        ratio = v["throughput_ratio"]
+        ratios = [r["vs_peer"]["throughput_ratio"] for r in raced if r["vs_peer"]["throughput_ratio"] is not None]
+        ratio = median(ratios)
         checks.append({"target": rps_target, "run": where,
-                       "measured": "%.0f vs %.0f req/s = %s x" % (r["requests_per_second"], peer["requests_per_second"], fmt(ratio, 2)),
+                       "measured": "%.0f vs %.0f req/s = %s" % (median(r["requests_per_second"] for r in raced),
+                                                               median(r["peer"]["requests_per_second"] for r in raced),
+                                                               spread(ratios, 2) if ratios else "n/a"),
                        "met": None if ratio is None else ratio >= PEER_THROUGHPUT_RATIO_TARGET, "note": "; ".join(errors)})
     for scenario, limit in CPU_TARGET_US_AT_256.items():
-        r = row(scenario, 0)
-        if r is None or r["server_cpu_us_per_request"] is None:
+        rs = [r for r in rows(scenario, 0) if r["server_cpu_us_per_request"] is not None]
+        if not rs:
             continue
+        values = [r["server_cpu_us_per_request"] for r in rs]
+        value = median(values)
+        measured = "%.0f us" % value if len(values) == 1 else "median %.0f us of %d runs (%.0f-%.0f)" % (
+            value, len(values), min(values), max(values))
+        peers = [r["peer"]["server_cpu_us_per_request"] for r in rs if r.get("peer")]
+        if peers:
+            measured += " (Go %s us)" % fmt(median(peers))
         checks.append({"target": "server CPU per request at 0 ms <= %d us (%s, c=%d)" % (limit, scenario, PEER_TARGET_CONCURRENCY),
                        "run": "%s 0 ms c=%d" % (scenario, PEER_TARGET_CONCURRENCY),
-                       "measured": "%.0f us" % r["server_cpu_us_per_request"] + (
-                           " (Go %s us)" % fmt(r["peer"]["server_cpu_us_per_request"]) if r.get("peer") else ""),
-                       "met": r["server_cpu_us_per_request"] <= limit, "note": ""})
+                       "measured": measured, "met": value <= limit, "note": ""})
     return checks
 
 
@@ -1267,9 +1296,15 @@ def markdown(report):
     lines.append("")
     lines.append("| Scenario | Apple latency | Conc. | req/s | Ideal req/s | Ratio | p50 ms | p99 ms | max ms | non-2xx | socket err | CPU µs/req | machine CPU (not ours) | peak RSS MB | threads | dev JWTs |")
     lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    repeated = any(r.get("race", 1) > 1 for r in report["runs"])
+
+    def conc(r):
+        """The row's concurrency, and which race it was when rows were raced several times."""
+        return "%d" % r["concurrency"] + (" (race %d)" % r.get("race", 1) if repeated else "")
+
     for r in report["runs"]:
-        lines.append("| %s | %d ms | %d | %s | %s | %s | %s | %s | %s | %d | %d | %s | %s%% (%s%%) | %s | %d | %s |" % (
-            r["route"], r["latency_ms"], r["concurrency"], fmt(r["requests_per_second"]), fmt(r["ideal_requests_per_second"]),
+        lines.append("| %s | %d ms | %s | %s | %s | %s | %s | %s | %s | %d | %d | %s | %s%% (%s%%) | %s | %d | %s |" % (
+            r["route"], r["latency_ms"], conc(r), fmt(r["requests_per_second"]), fmt(r["ideal_requests_per_second"]),
             ("%.0f%%" % (100 * r["ratio_to_ideal"])) if r["ratio_to_ideal"] is not None else "n/a",
             fmt(r["latency_p50_ms"], 1), fmt(r["latency_p99_ms"], 1), fmt(r["latency_max_ms"], 0),
             r["non_2xx"], r["socket_errors"], fmt(r["server_cpu_us_per_request"], 0), fmt(r["machine_cpu_busy_pct"], 0),
@@ -1287,8 +1322,8 @@ def markdown(report):
         lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for r in paired:
             g, v = r["peer"], r["vs_peer"]
-            lines.append("| %s | %d ms | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d |" % (
-                r["route"], r["latency_ms"], r["concurrency"], fmt(r["requests_per_second"]), fmt(g["requests_per_second"]),
+            lines.append("| %s | %d ms | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %d | %d |" % (
+                r["route"], r["latency_ms"], conc(r), fmt(r["requests_per_second"]), fmt(g["requests_per_second"]),
                 fmt(v["throughput_ratio"], 2), fmt(r["server_cpu_us_per_request"], 0), fmt(g["server_cpu_us_per_request"], 0),
                 fmt(v["cpu_per_request_ratio"], 2), fmt(r["latency_p99_ms"], 1), fmt(g["latency_p99_ms"], 1),
                 fmt(r["server_peak_rss_mb"], 0), fmt(g["server_peak_rss_mb"], 0), g["server_threads_max"],
@@ -1458,6 +1493,9 @@ def main(argv):
     p.add_argument("--server-threads", type=int, default=2, help="server.threads in the configuration (default 2)")
     p.add_argument("--wake-coalescing-us", type=int, help="server.wake_coalescing_us in the configuration "
                    "(default: the service's)")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="race each row this many times, the servers restarted between races (default 1); issue 8's "
+                        "targets are judged on the median of the races")
     p.add_argument("--settle", type=float, default=1.0, help="seconds to pause before each run")
     p.add_argument("--output", help="JSON report path (default results/latest.json; results/ledgers.json with --compare-ledgers)")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, configuration)")
@@ -1488,6 +1526,10 @@ def main(argv):
         args.wrk_threads = max(args.wrk_threads, args.replicas)
         args.no_es256 = True
         args.settle = min(args.settle, 0.3)
+    if args.repeat < 1 or args.repeat > 20:
+        raise SystemExit("bench.py: --repeat must be 1-20")
+    if args.smoke:
+        args.repeat = 1
     if duration < 1 or duration > 600:
         raise SystemExit("bench.py: --duration must be 1-600")
     if any(c < 1 or c > 10000 for c in concurrencies) or any(l < 0 or l > 60000 for l in latencies):
@@ -1544,19 +1586,24 @@ def main(argv):
             targets = bench.targets(scenario)
             for latency in sorted(latencies):
                 for concurrency in concurrencies:
-                    # The peer races TwoBits back to back under the same load; who goes first alternates, so
-                    # drift during the bench (the sandbox's growing token table, other load) favours neither.
-                    order = targets if row % 2 == 0 else targets[::-1]
-                    row += 1
-                    results = {t.name: bench.run_measured(t, scenario, latency, concurrency, duration) for t in order}
-                    if compare:
-                        ledger_rows.append({"scenario": scenario, "latency_ms": latency, "concurrency": concurrency,
-                                            "results": {t.name: results[t.name] for t in targets}})
-                        continue
-                    result = results["twobits"]
-                    if "go" in results:
-                        compare_with_peer(result, results["go"])
-                    runs.append(result)
+                    for race in range(args.repeat):
+                        if race > 0:
+                            # A repeated race starts from fresh processes, as a separate invocation would.
+                            bench.start_servers(scenario)
+                        # The peer races TwoBits back to back under the same load; who goes first alternates, so
+                        # drift during the bench (the sandbox's growing token table, other load) favours neither.
+                        order = targets if row % 2 == 0 else targets[::-1]
+                        row += 1
+                        results = {t.name: bench.run_measured(t, scenario, latency, concurrency, duration) for t in order}
+                        if compare:
+                            ledger_rows.append({"scenario": scenario, "latency_ms": latency, "concurrency": concurrency,
+                                                "results": {t.name: results[t.name] for t in targets}})
+                            continue
+                        result = results["twobits"]
+                        result["race"] = race + 1
+                        if "go" in results:
+                            compare_with_peer(result, results["go"])
+                        runs.append(result)
     except BenchError as error:
         failure = str(error)
         log("FAILED: %s" % failure)
