@@ -1494,8 +1494,8 @@ def main(argv):
     p.add_argument("--wake-coalescing-us", type=int, help="server.wake_coalescing_us in the configuration "
                    "(default: the service's)")
     p.add_argument("--repeat", type=int, default=1,
-                   help="race each row this many times, the servers restarted between races (default 1); issue 8's "
-                        "targets are judged on the median of the races")
+                   help="run the whole bench this many times, each from a fresh sandbox and fresh servers (default 1); "
+                        "issue 8's targets are judged on the median of a row's races")
     p.add_argument("--settle", type=float, default=1.0, help="seconds to pause before each run")
     p.add_argument("--output", help="JSON report path (default results/latest.json; results/ledgers.json with --compare-ledgers)")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory (logs, configuration)")
@@ -1528,8 +1528,6 @@ def main(argv):
         args.settle = min(args.settle, 0.3)
     if args.repeat < 1 or args.repeat > 20:
         raise SystemExit("bench.py: --repeat must be 1-20")
-    if args.smoke:
-        args.repeat = 1
     if duration < 1 or duration > 600:
         raise SystemExit("bench.py: --duration must be 1-600")
     if any(c < 1 or c > 10000 for c in concurrencies) or any(l < 0 or l > 60000 for l in latencies):
@@ -1576,49 +1574,52 @@ def main(argv):
     runs = []
     ledger_rows = []  # --compare-ledgers: {"scenario", "latency_ms", "concurrency", "results": {target: run}}
     failure = None
-    bench = Bench(args, binary, peer_binary)
+    token_seconds = 0.0
+    server_err = peer_err = ""
     try:
-        bench.setup()
         row = 0
-        # 0 ms first: it shows each scenario's CPU-bound rate, which sizes the token pools of later runs.
-        for scenario in scenarios:
-            bench.start_servers(scenario)
-            targets = bench.targets(scenario)
-            for latency in sorted(latencies):
-                for concurrency in concurrencies:
-                    for race in range(args.repeat):
-                        if race > 0:
-                            # A repeated race starts from fresh processes, as a separate invocation would.
-                            bench.start_servers(scenario)
-                        # The peer races TwoBits back to back under the same load; who goes first alternates, so
-                        # drift during the bench (the sandbox's growing token table, other load) favours neither.
-                        order = targets if row % 2 == 0 else targets[::-1]
-                        row += 1
-                        results = {t.name: bench.run_measured(t, scenario, latency, concurrency, duration) for t in order}
-                        if compare:
-                            ledger_rows.append({"scenario": scenario, "latency_ms": latency, "concurrency": concurrency,
-                                                "results": {t.name: results[t.name] for t in targets}})
-                            continue
-                        result = results["twobits"]
-                        result["race"] = race + 1
-                        if "go" in results:
-                            compare_with_peer(result, results["go"])
-                        runs.append(result)
+        for race in range(args.repeat):
+            # Each race is a bench of its own: a fresh sandbox (its token table grows with every run), fresh
+            # servers and ledgers, as a separate invocation would have.
+            bench = Bench(args, binary, peer_binary)
+            try:
+                bench.setup()
+                # 0 ms first: it shows each scenario's CPU-bound rate, which sizes the token pools of later runs.
+                for scenario in scenarios:
+                    bench.start_servers(scenario)
+                    targets = bench.targets(scenario)
+                    for latency in sorted(latencies):
+                        for concurrency in concurrencies:
+                            # The peer races TwoBits back to back under the same load; who goes first alternates,
+                            # so drift during the bench (the sandbox's growing token table, other load) favours neither.
+                            order = targets if row % 2 == 0 else targets[::-1]
+                            row += 1
+                            results = {t.name: bench.run_measured(t, scenario, latency, concurrency, duration) for t in order}
+                            if compare:
+                                ledger_rows.append({"scenario": scenario, "latency_ms": latency, "concurrency": concurrency,
+                                                    "results": {t.name: results[t.name] for t in targets}})
+                                continue
+                            result = results["twobits"]
+                            result["race"] = race + 1
+                            if "go" in results:
+                                compare_with_peer(result, results["go"])
+                            runs.append(result)
+            finally:
+                server_err = tail(bench.twobits.err_path) if bench.twobits else ""
+                peer_err = tail(bench.peer.err_path) if bench.peer else ""
+                token_seconds += bench.token_seconds
+                bench.close()
     except BenchError as error:
         failure = str(error)
         log("FAILED: %s" % failure)
     except KeyboardInterrupt as error:
         failure = "interrupted (%s)" % (error or "Ctrl-C")
         log(failure)
-    finally:
-        server_err = tail(bench.twobits.err_path) if bench.twobits else ""
-        peer_err = tail(bench.peer.err_path) if bench.peer else ""
-        bench.close()
 
     report = {
         "finished_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "elapsed_s": round(time.monotonic() - started, 1),
-        "token_minting_s": round(bench.token_seconds, 1),
+        "token_minting_s": round(token_seconds, 1),
         "smoke": args.smoke,
         "duration_s": duration,
         "machine": machine,
@@ -1679,7 +1680,7 @@ def main(argv):
             jwts = max([r["developer_jwts_total"] or 0 for r in checked if r["server"] == server] or [0])
             if any(SCENARIOS[s][2] for s in scenarios) and jwts != replicas:
                 problems.append("%s: the sandbox saw %d distinct developer JWTs, not %d" % (server, jwts, replicas))
-        expected = len(scenarios) * (3 if compare else 1)
+        expected = len(scenarios) * (3 if compare else 1) * args.repeat
         if len(checked) != expected:
             problems.append("only %d of %d runs completed" % (len(checked), expected))
         if problems:

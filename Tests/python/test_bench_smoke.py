@@ -56,6 +56,17 @@ def test_bench_smoke_runs_clean():
 
 
 @pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (apt-get install -y wrk)")
+def test_a_repeated_bench_runs_each_race_from_a_fresh_sandbox():
+    """`--repeat 2`: the row twice, each race a bench of its own (its own work directory, sandbox and server)."""
+    report, output = run_smoke(["--scenarios", "jwks", "--repeat", "2"], 40)
+    assert [(r["scenario"], r["race"]) for r in report["runs"]] == [("jwks", 1), ("jwks", 2)]
+    directories = [line.split("work directory ")[1] for line in output.splitlines() if "work directory " in line]
+    sandboxes = [line.split("(pid ")[1] for line in output.splitlines() if "] sandbox http://" in line]
+    assert len(directories) == 2 and directories[0] != directories[1], output[-3000:]
+    assert len(sandboxes) == 2 and sandboxes[0] != sandboxes[1], output[-3000:]
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None, reason="wrk is not installed (apt-get install -y wrk)")
 def test_bench_smoke_runs_clean_on_two_replicas_sharing_postgres():
     """Issue 9's bench setup: two `twobits serve` on one PostgreSQL, wrk's threads split between them."""
     uri = os.environ.get("TWOBITS_TEST_POSTGRES")
