@@ -110,6 +110,7 @@ SATURATED_PCT = 90.0
 DEFAULT_RATE_GUESS = {"fallback": 8000, "claim": 2000, "validate": 8000}
 MAX_TOKENS_PER_RUN = 400_000
 TOKENS_PER_DEVICE = 200  # fallback/validate pools: many devices, a few hundred fresh tokens each
+FRESH_DEVICES_PER_CALL = 2_000  # claim pools: one new device per token, this many per sandbox call
 
 
 def log(message):
@@ -670,15 +671,20 @@ class Bench:
         started = time.monotonic()
         workers = 4
         if one_device_each:
-            per_worker = [count // workers + (1 if i < count % workers else 0) for i in range(workers)]
+            # Each token from a new device of its own, up to 2,000 per call (`POST /sandbox/v1/device-tokens`).
+            batches = []
+            left = count
+            while left > 0:
+                batches.append(min(FRESH_DEVICES_PER_CALL, left))
+                left -= batches[-1]
+            per_worker = [batches[i::workers] for i in range(workers)]
 
-            def work(n):
+            def work(sizes):
                 h = Http("127.0.0.1", self.sandbox_port)
                 out = []
                 try:
-                    for _ in range(n):
-                        device = h.json("POST", "/sandbox/v1/devices", {})["device_id"]
-                        out.append(h.json("POST", "/sandbox/v1/devices/%s/tokens" % device, {})["device_token"])
+                    for n in sizes:
+                        out.extend(h.json("POST", "/sandbox/v1/device-tokens", {"count": n})["device_tokens"])
                 finally:
                     h.close()
                 return out

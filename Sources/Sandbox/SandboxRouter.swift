@@ -16,6 +16,7 @@ struct SandboxRouter: Sendable {
         r.add("GET", "/sandbox/v1/devices/{id}") { sandbox, request in sandbox.controlReadDevice(request) }
         r.add("PUT", "/sandbox/v1/devices/{id}") { sandbox, request in sandbox.controlSeedDevice(request) }
         r.add("POST", "/sandbox/v1/devices/{id}/tokens") { sandbox, request in sandbox.controlMintTokens(request) }
+        r.add("POST", "/sandbox/v1/device-tokens") { sandbox, request in sandbox.controlMintFreshDeviceTokens(request) }
         r.add("POST", "/sandbox/v1/faults") { sandbox, request in sandbox.controlInjectFault(request) }
         r.add("DELETE", "/sandbox/v1/faults") { sandbox, _ in sandbox.clearFaults(); return .json(200, ["faults": 0]) }
         r.add("PUT", "/sandbox/v1/latency") { sandbox, request in sandbox.controlSetLatency(request) }

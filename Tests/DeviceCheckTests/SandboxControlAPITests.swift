@@ -42,6 +42,27 @@ import TwoBitsCrypto
         }
     }
 
+    @Test func freshDeviceTokensEachBelongToANewDeviceThatWasNeverSet() async throws {
+        try await withSandbox { h in
+            let before = h.sandbox.deviceCount
+            let minted = try await Self.call(h, "POST", "/sandbox/v1/device-tokens", #"{"count":5,"environment":"development"}"#)
+            #expect(minted.status == 201)
+            guard case .array(let values)? = minted.json?["device_tokens"] else { Issue.record("no tokens"); return }
+            let tokens = values.compactMap(\.stringValue)
+            #expect(tokens.count == 5 && Set(tokens).count == 5)
+            let devices = tokens.compactMap { h.sandbox.deviceID(forToken: $0) }
+            #expect(Set(devices).count == 5, "one new device per token")
+            #expect(h.sandbox.deviceCount == before + 5)
+            #expect(devices.allSatisfy { h.sandbox.device($0)?.queryResult == .neverSet })
+            #expect(tokens.allSatisfy { (2_500...3_500).contains($0.count) })
+            for (body, status) in [(#"{"count":0}"#, 400), (#"{"count":10001}"#, 400), (#"{"count":"5"}"#, 400), ("[5]", 400),
+                                   (#"{"count":1,"environment":"staging"}"#, 400)] {
+                #expect(try await Self.call(h, "POST", "/sandbox/v1/device-tokens", body).status == status, "\(body)")
+            }
+            #expect(h.sandbox.deviceCount == before + 5, "a refused batch creates no device")
+        }
+    }
+
     @Test func malformedControlRequestsAreRefused() async throws {
         try await withSandbox { h in
             let id = h.device()

@@ -6,7 +6,7 @@ extension AppleSandbox {
     /// Creates a simulated device and returns its id.
     @discardableResult
     public func createDevice() -> String {
-        let id = "dev_" + SecureRandom.bytes(8).hexString
+        let id = Self.newDeviceID()
         state.withLock { $0.devices[id] = SimulatedDevice(id: id) }
         return id
     }
@@ -14,8 +14,7 @@ extension AppleSandbox {
     /// Mints a fresh opaque device token for a device: 2,500-3,500 base64 characters, never the same twice.
     /// nil when the device does not exist.
     public func mintToken(for deviceID: String, environment: AppleEnvironment? = nil) -> String? {
-        let length = Int.random(in: 625...875) * 3 // 1,875-2,625 bytes → 2,500-3,500 base64 characters
-        let token = SecureRandom.bytes(length).base64EncodedString()
+        let token = Self.freshTokenText()
         let env = environment ?? configuration.environment
         return state.withLock { s in
             guard s.devices[deviceID] != nil else { return nil }
@@ -24,8 +23,31 @@ extension AppleSandbox {
         }
     }
 
+    /// Creates a device and mints one fresh token for it (a first install).
+    public func mintTokenForNewDevice(environment: AppleEnvironment? = nil) -> String {
+        let id = Self.newDeviceID()
+        let token = Self.freshTokenText()
+        let env = environment ?? configuration.environment
+        state.withLock { s in
+            s.devices[id] = SimulatedDevice(id: id)
+            s.tokens[token] = (id, env)
+        }
+        return token
+    }
+
+    /// `dev_` and 16 hex digits.
+    private static func newDeviceID() -> String { "dev_" + SecureRandom.bytes(8).hexString }
+
+    /// 1,875-2,625 random bytes in base64: 2,500-3,500 characters, as long as Apple's.
+    private static func freshTokenText() -> String {
+        SecureRandom.bytes(Int.random(in: 625...875) * 3).base64EncodedString()
+    }
+
     /// A device's current state, or nil when unknown.
     public func device(_ id: String) -> SimulatedDevice? { state.withLock { $0.devices[id] } }
+
+    /// How many devices the sandbox holds.
+    public var deviceCount: Int { state.withLock { $0.devices.count } }
 
     /// The device a token was minted for.
     public func deviceID(forToken token: String) -> String? { state.withLock { $0.tokens[token]?.device } }

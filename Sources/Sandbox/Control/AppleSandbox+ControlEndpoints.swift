@@ -87,6 +87,22 @@ extension AppleSandbox {
         return .json(201, ["device_tokens": tokens])
     }
 
+    /// `count` tokens, each minted for a new device of its own: what a client needs to act as many first
+    /// installs at once (a promotion is claimed once per device), in one call instead of two per token.
+    func controlMintFreshDeviceTokens(_ request: ServerRequest) -> ServerResponse {
+        guard let body = (try? JSONValue.parse(request.body))?.objectValue else { return controlError(400, #"expected {"count": 1-10000}"#) }
+        guard let count = body["count"]?.intValue, (1...10_000).contains(count) else { return controlError(400, "count must be 1-10000") }
+        var environment: AppleEnvironment?
+        if let e = body["environment"]?.stringValue {
+            guard let env = AppleEnvironment(rawValue: e) else { return controlError(400, "environment must be production or development") }
+            environment = env
+        }
+        var tokens: [String] = []
+        tokens.reserveCapacity(Int(count))
+        for _ in 0..<count { tokens.append(mintTokenForNewDevice(environment: environment)) }
+        return .json(201, ["device_tokens": tokens])
+    }
+
     func controlInjectFault(_ request: ServerRequest) -> ServerResponse {
         guard let fault = (try? JSONValue.parse(request.body)).flatMap(Fault.init(json:)) else {
             return controlError(400, #"expected {"kind":"status|timeout|drop","count":N,"status"?,"endpoint"?,"delay_ms"?,"apply"?}"#)
