@@ -670,42 +670,31 @@ class Bench:
         one_device_each = SCENARIOS[scenario][4]
         started = time.monotonic()
         workers = 4
-        if one_device_each:
-            # Each token from a new device of its own, up to 2,000 per call (`POST /sandbox/v1/device-tokens`).
-            batches = []
-            left = count
-            while left > 0:
-                batches.append(min(FRESH_DEVICES_PER_CALL, left))
-                left -= batches[-1]
-            per_worker = [batches[i::workers] for i in range(workers)]
+        # Claims: each token from a new device of its own (`POST /sandbox/v1/device-tokens`). Otherwise many
+        # devices with a few hundred tokens each (`POST /sandbox/v1/devices/{id}/tokens`).
+        per_call = FRESH_DEVICES_PER_CALL if one_device_each else TOKENS_PER_DEVICE
+        batches = []
+        left = count
+        while left > 0:
+            batches.append(min(per_call, left))
+            left -= batches[-1]
+        per_worker = [batches[i::workers] for i in range(workers)]
 
-            def work(sizes):
-                h = Http("127.0.0.1", self.sandbox_port)
-                out = []
-                try:
-                    for n in sizes:
-                        out.extend(h.json("POST", "/sandbox/v1/device-tokens", {"count": n})["device_tokens"])
-                finally:
-                    h.close()
-                return out
-        else:
-            batches = []
-            left = count
-            while left > 0:
-                batches.append(min(TOKENS_PER_DEVICE, left))
-                left -= batches[-1]
-            per_worker = [batches[i::workers] for i in range(workers)]
+        def mint(h, n):
+            if one_device_each:
+                return h.json("POST", "/sandbox/v1/device-tokens", {"count": n})["device_tokens"]
+            device = h.json("POST", "/sandbox/v1/devices", {})["device_id"]
+            return h.json("POST", "/sandbox/v1/devices/%s/tokens" % device, {"count": n})["device_tokens"]
 
-            def work(sizes):
-                h = Http("127.0.0.1", self.sandbox_port)
-                out = []
-                try:
-                    for n in sizes:
-                        device = h.json("POST", "/sandbox/v1/devices", {})["device_id"]
-                        out.extend(h.json("POST", "/sandbox/v1/devices/%s/tokens" % device, {"count": n})["device_tokens"])
-                finally:
-                    h.close()
-                return out
+        def work(sizes):
+            h = Http("127.0.0.1", self.sandbox_port)
+            out = []
+            try:
+                for n in sizes:
+                    out.extend(mint(h, n))
+            finally:
+                h.close()
+            return out
 
         with ThreadPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(work, per_worker))
