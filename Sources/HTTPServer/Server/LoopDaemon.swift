@@ -37,7 +37,12 @@ final class LoopDaemon: @unchecked Sendable {
         else { return nil }
         self.daemon = daemon
         epollFD = twobits_mhd_epoll_fd(daemon)
-        loop.watch(epollFD, for: .read) { [unowned self] _ in run() }
+        // Weak, here and in the loop's other closures: a server dropped without `shutdown()` (a test that
+        // failed half-way) must not have its loop call into freed memory; its daemon's descriptor leaves the loop.
+        loop.watch(epollFD, for: .read) { [weak self, loop, epollFD] _ in
+            guard let self else { loop.unwatch(epollFD); return }
+            run()
+        }
         armTick()
         return twobits_mhd_bound_port(daemon)
     }
@@ -54,7 +59,8 @@ final class LoopDaemon: @unchecked Sendable {
     func scheduleRun() {
         guard !runScheduled else { return }
         runScheduled = true
-        loop.execute { [unowned self] in
+        loop.execute { [weak self] in
+            guard let self else { return }
             runScheduled = false
             run()
         }
@@ -62,7 +68,8 @@ final class LoopDaemon: @unchecked Sendable {
 
     /// libmicrohttpd's own timeouts (idle connections) are in seconds: a run every half second keeps them.
     private func armTick() {
-        tick = loop.schedule(in: .milliseconds(500)) { [unowned self] in
+        tick = loop.schedule(in: .milliseconds(500)) { [weak self] in
+            guard let self else { return }
             run()
             if daemon != nil { armTick() }
         }
@@ -78,7 +85,7 @@ final class LoopDaemon: @unchecked Sendable {
         var timed = request
         timed.deadline = .now + limit
         let request = timed
-        let deadline = loop.schedule(in: limit) { [unowned self] in expire(key) }
+        let deadline = loop.schedule(in: limit) { [weak self] in self?.expire(key) }
         let task = Task(executorPreference: loop) { [self] in
             let response = await handler(request)
             if loop.inLoop { handlerFinished(key, response) } else { loop.execute { self.handlerFinished(key, response) } }
