@@ -78,14 +78,16 @@ import Testing
         let seen = Lock<[Int]>([])
         let server = HTTPServer(configuration: HTTPServerConfiguration(), shuttingDown: { _ in .text(503, "restarting") },
                                 onAnswered: { _, response, _ in seen.withLock { $0.append(response.status) } }) { _ in
-            try? await Task.sleep(for: .milliseconds(800))
+            // Longer than any test run's stall: the handler ends only because shutdown cancels it.
+            try? await Task.sleep(for: .seconds(10))
             return .text(200, "late")
         }
         try server.start()
         let client = CurlClient()
         let url = "http://127.0.0.1:\(server.port)/slow"
         async let answer = client.send(OutboundRequest(url: url))
-        try await Task.sleep(for: .milliseconds(150))
+        let arrival = ContinuousClock.now + .seconds(10)
+        while server.requestsInFlight == 0, ContinuousClock.now < arrival { try await Task.sleep(for: .milliseconds(5)) }
         #expect(server.requestsInFlight == 1)
         await server.shutdown(graceMilliseconds: 50)
         let response = try await answer

@@ -11,7 +11,6 @@ import Testing
             $0.server.requestDeadlineMilliseconds = 300
         }
         let devices = (0..<4).map { _ in harness.freshDevice() }
-        let started = ContinuousClock.now
         let answers = try await withThrowingTaskGroup(of: ServiceHarness.Answer.self) { group in
             for device in devices {
                 group.addTask { try await harness.post("/v1/promotions/spring/claim", #"{"device_token":"\#(device.token)"}"#) }
@@ -19,7 +18,9 @@ import Testing
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(answers.map(\.status) == [503, 503, 503, 503])
-        #expect(ContinuousClock.now - started < .milliseconds(1_400), "answered by the deadline, not by Apple")
+        // Answered by the deadline, not by Apple (said by the message, not by a timing, which a loaded machine stretches).
+        #expect(answers.allSatisfy { $0.json?["error"]?["message"]?.stringValue?.contains("did not finish within its deadline") == true },
+                "\(answers.map(\.text))")
         // Past the sandbox's latency: a query that had not been cancelled would have been answered, and
         // the update sent, by now.
         try await Task.sleep(for: .milliseconds(3_200))
