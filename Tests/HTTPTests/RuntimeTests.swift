@@ -120,7 +120,10 @@ import Testing
 
     /// A server dropped without `shutdown()` (a test that failed half-way) leaves its loops running; they must
     /// never call into it again: not at libmicrohttpd's next half-second tick, not for a new connection.
-    @Test func aServerDroppedWithoutShutdownIsNeverCalledAgain() async throws {
+    /// Not under AddressSanitizer: the dropped server's libmicrohttpd daemon is never stopped, a leak LeakSanitizer
+    /// rightly reports (only `shutdown()` stops it).
+    @Test(.disabled(if: ProcessInfo.processInfo.environment["ASAN_OPTIONS"] != nil, "the dropped daemon leaks by design"))
+    func aServerDroppedWithoutShutdownIsNeverCalledAgain() async throws {
         var server: HTTPServer? = HTTPServer(configuration: HTTPServerConfiguration(threads: 2)) { _ in .text(200, "ok") }
         try server?.start()
         let url = "http://127.0.0.1:\(server?.port ?? 0)/"
