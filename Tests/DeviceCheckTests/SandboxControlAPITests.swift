@@ -56,7 +56,7 @@ import TwoBitsCrypto
             #expect(devices.allSatisfy { h.sandbox.device($0)?.queryResult == .neverSet })
             #expect(tokens.allSatisfy { (2_500...3_500).contains($0.count) })
             for (body, status) in [(#"{"count":0}"#, 400), (#"{"count":10001}"#, 400), (#"{"count":"5"}"#, 400), ("[5]", 400),
-                                   (#"{"count":1,"environment":"staging"}"#, 400)] {
+                                   (#"{"count":1,"environment":"staging"}"#, 400), (#"{"count":1,"environment":5}"#, 400)] {
                 #expect(try await Self.call(h, "POST", "/sandbox/v1/device-tokens", body).status == status, "\(body)")
             }
             #expect(h.sandbox.deviceCount == before + 5, "a refused batch creates no device")
@@ -76,6 +76,7 @@ import TwoBitsCrypto
                 ("POST", "/sandbox/v1/devices/nope/tokens", nil, 404),
                 ("POST", "/sandbox/v1/devices/\(id)/tokens", #"{"count":0}"#, 400),
                 ("POST", "/sandbox/v1/devices/\(id)/tokens", #"{"environment":"staging"}"#, 400),
+                ("POST", "/sandbox/v1/devices/\(id)/tokens", #"{"environment":true}"#, 400),
                 ("POST", "/sandbox/v1/faults", #"{"kind":"explode","count":1}"#, 400),
                 ("POST", "/sandbox/v1/faults", #"{"kind":"status","status":503,"count":1,"endpoint":"nowhere"}"#, 400),
                 ("PUT", "/sandbox/v1/latency", #"{"milliseconds":-1}"#, 400),

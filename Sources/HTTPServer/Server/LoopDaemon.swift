@@ -39,8 +39,9 @@ final class LoopDaemon: @unchecked Sendable {
         epollFD = twobits_mhd_epoll_fd(daemon)
         // Weak, here and in the loop's other closures: a server dropped without `shutdown()` (a test that
         // failed half-way) must not have its loop call into freed memory; its daemon's descriptor leaves the loop.
-        loop.watch(epollFD, for: .read) { [weak self, loop, epollFD] _ in
-            guard let self else { loop.unwatch(epollFD); return }
+        loop.watch(epollFD, for: .read) { [weak self, epollFD] _ in
+            // On the loop's thread: `EventLoop.current` is this loop (capturing it would make a cycle loop → watcher → loop).
+            guard let self else { EventLoop.current?.unwatch(epollFD); return }
             run()
         }
         armTick()

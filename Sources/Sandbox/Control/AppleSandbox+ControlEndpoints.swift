@@ -73,11 +73,7 @@ extension AppleSandbox {
         }
         let count = Int(body["count"]?.intValue ?? 1)
         guard (1...10_000).contains(count) else { return controlError(400, "count must be 1-10000") }
-        var environment: AppleEnvironment?
-        if let e = body["environment"]?.stringValue {
-            guard let env = AppleEnvironment(rawValue: e) else { return controlError(400, "environment must be production or development") }
-            environment = env
-        }
+        guard let environment = requestedEnvironment(body) else { return controlError(400, "environment must be production or development") }
         var tokens: [String] = []
         for _ in 0..<count {
             guard let t = mintToken(for: id, environment: environment) else { return controlError(404, "unknown device") }
@@ -92,15 +88,18 @@ extension AppleSandbox {
     func controlMintFreshDeviceTokens(_ request: ServerRequest) -> ServerResponse {
         guard let body = (try? JSONValue.parse(request.body))?.objectValue else { return controlError(400, #"expected {"count": 1-10000}"#) }
         guard let count = body["count"]?.intValue, (1...10_000).contains(count) else { return controlError(400, "count must be 1-10000") }
-        var environment: AppleEnvironment?
-        if let e = body["environment"]?.stringValue {
-            guard let env = AppleEnvironment(rawValue: e) else { return controlError(400, "environment must be production or development") }
-            environment = env
-        }
+        guard let environment = requestedEnvironment(body) else { return controlError(400, "environment must be production or development") }
         var tokens: [String] = []
         tokens.reserveCapacity(Int(count))
         for _ in 0..<count { tokens.append(mintTokenForNewDevice(environment: environment)) }
         return .json(201, ["device_tokens": tokens])
+    }
+
+    /// A mint's optional `environment`: `.some(nil)` when left out (the sandbox's own), nil when it names neither.
+    private func requestedEnvironment(_ body: [String: JSONValue]) -> AppleEnvironment?? {
+        guard let name = body["environment"] else { return .some(nil) }
+        guard let environment = name.stringValue.flatMap(AppleEnvironment.init(rawValue:)) else { return nil }
+        return environment
     }
 
     func controlInjectFault(_ request: ServerRequest) -> ServerResponse {
