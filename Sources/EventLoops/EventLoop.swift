@@ -45,7 +45,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     private var running: [Work] = []
     private var watchers: [Int32: (IOEvents) -> Void] = [:]
     private var timers = LoopTimerQueue()
-    private var locals: [ObjectIdentifier: AnyObject] = [:]
+    private var locals: [LoopLocalKey: AnyObject] = [:]
     private var coalescing = WakeCoalescing()
 
     /// Creates the loop and starts its thread.
@@ -165,12 +165,24 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// The loop's own instance of a value, made on first use: one per loop, used only on the loop
     /// (a curl multi handle per client, for instance).
-    public func local<Value: AnyObject>(for key: ObjectIdentifier, _ make: () -> Value) -> Value {
+    public func local<Value: AnyObject>(for key: LoopLocalKey, _ make: () -> Value) -> Value {
         assert(inLoop)
         if let existing = locals[key] as? Value { return existing }
         let made = make()
         locals[key] = made
         return made
+    }
+
+    /// Frees the loop's value for `key`, if it made one (its owner is done with it).
+    public func removeLocal(for key: LoopLocalKey) {
+        assert(inLoop)
+        locals[key] = nil
+    }
+
+    /// How many loop-local values the loop keeps (for tests: owners that are gone leave none behind).
+    public var localValueCount: Int {
+        assert(inLoop)
+        return locals.count
     }
 
     // MARK: The thread

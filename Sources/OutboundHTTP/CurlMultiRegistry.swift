@@ -6,6 +6,8 @@ import Locking
 final class CurlMultiRegistry: Sendable {
     let maxConnectionsPerHost: Int
     let maxTotalConnections: Int
+    /// Where each loop keeps this client's multi handle.
+    private let key = LoopLocalKey()
     private let state = Lock<State>(State())
 
     private struct State {
@@ -22,26 +24,39 @@ final class CurlMultiRegistry: Sendable {
 
     /// This loop's multi handle for the client (on the loop's thread).
     func multi(on loop: EventLoop) -> CurlMulti {
-        loop.local(for: ObjectIdentifier(self)) {
+        var madeClosed = false
+        let multi = loop.local(for: key) {
             let multi = CurlMulti(loop: loop, maxConnectionsPerHost: maxConnectionsPerHost, maxTotalConnections: maxTotalConnections)
-            let closed = state.withLock { s -> Bool in
+            madeClosed = state.withLock { s -> Bool in
                 s.made.append(Weak(multi: multi))
                 return s.closed
             }
-            if closed { multi.close() }
+            if madeClosed { multi.close() }
             return multi
         }
+        // Made after `closeAll`: it fails its one call with `shutDown`, and the loop does not keep it.
+        if madeClosed { loop.removeLocal(for: key) }
+        return multi
     }
 
-    /// Closes every multi handle, each on its own loop.
+    /// Closes every multi handle, each on its own loop, and frees it there.
     func closeAll() {
         let made = state.withLock { s -> [Weak] in
             s.closed = true
             return s.made
         }
+        let key = self.key
         for entry in made {
             guard let multi = entry.multi else { continue }
-            if multi.loop.inLoop { multi.close() } else { multi.loop.execute { [entry] in entry.multi?.close() } }
+            if multi.loop.inLoop {
+                multi.close()
+                multi.loop.removeLocal(for: key)
+            } else {
+                multi.loop.execute { [entry] in
+                    entry.multi?.close()
+                    EventLoop.current?.removeLocal(for: key)
+                }
+            }
         }
     }
 }

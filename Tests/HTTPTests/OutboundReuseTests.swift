@@ -1,4 +1,5 @@
 import Foundation
+import EventLoops
 import HTTPServer
 @testable import OutboundHTTP
 import Testing
@@ -97,6 +98,68 @@ import Testing
             let second = try await client.send(OutboundRequest(url: url))
             #expect(second.text == "ok")
         }
+    }
+
+    /// Clients made one after another on one loop, each shut down and freed before the next: each calls
+    /// through a multi handle of its own. A loop's own values were keyed by their owner's address, so a
+    /// client allocated where a freed one had been found that one's closed handle, and failed `shutDown`.
+    @Test func eachClientMadeAfterAnotherWasFreedOnTheSameLoopCallsThroughItsOwnHandle() async throws {
+        try await withEcho({ _ in "ok" }) { _, url in
+            let loop = EventLoop(name: "clients-in-turn")
+            defer { loop.stop() }
+            for round in 0..<20 {
+                let client = CurlClient()
+                #expect(await Self.call(client, url, on: loop).value == "ok", "round \(round)")
+                client.shutdown()
+            }
+        }
+    }
+
+    /// A client shut down, on its loop or off it, leaves no multi handle in the loop's storage (checked
+    /// while the clients still exist: a client freed shuts down once more).
+    @Test func aClientShutDownLeavesNoHandleOnTheLoop() async throws {
+        try await withEcho({ _ in "ok" }) { _, url in
+            let loop = EventLoop(name: "clients-shut-down")
+            defer { loop.stop() }
+            let onLoop = CurlClient(), offLoop = CurlClient()
+            #expect(await Self.call(onLoop, url, on: loop).value == "ok")
+            #expect(await Self.call(offLoop, url, on: loop).value == "ok")
+            await Task(executorPreference: loop) { onLoop.shutdown() }.value
+            offLoop.shutdown()
+            let kept = await Task(executorPreference: loop) { EventLoop.current?.localValueCount ?? -1 }.value
+            #expect(kept == 0)
+            _ = (onLoop, offLoop)
+        }
+    }
+
+    /// A GET of `url` by `client`, from a task on `loop`; its answer, or the error's name.
+    private static func call(_ client: CurlClient, _ url: String, on loop: EventLoop) -> Task<String, Never> {
+        Task(executorPreference: loop) { () -> String in
+            do { return try await client.send(OutboundRequest(url: url)).text } catch { return "\(error)" }
+        }
+    }
+
+    /// Two clients alive together on one loop each have a multi handle of their own: shutting one down
+    /// fails its own calls, and leaves the other's call in flight to finish.
+    @Test func twoClientsOnOneLoopHaveHandlesOfTheirOwn() async throws {
+        let slow = HTTPServer(configuration: HTTPServerConfiguration(threads: 1)) { _ in
+            try? await Task.sleep(for: .milliseconds(300))
+            return .text(200, "slow")
+        }
+        try slow.start()
+        let url = "http://127.0.0.1:\(slow.port)/"
+        let loop = EventLoop(name: "clients-together")
+        let first = CurlClient(), second = CurlClient()
+        let call = { @Sendable (client: CurlClient) in Self.call(client, url, on: loop) }
+        #expect(await call(first).value == "slow")
+        let inFlight = call(second)
+        try await Task.sleep(for: .milliseconds(100))
+        first.shutdown()
+        #expect(await inFlight.value == "slow", "the first client's shutdown reached the second's call")
+        #expect(await call(first).value == "shutDown")
+        second.shutdown()
+        loop.stop()
+        await slow.shutdown()
     }
 
     /// A loopback server answering 200 with `answer(request)`, and a client to call it.

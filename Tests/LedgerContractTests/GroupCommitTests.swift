@@ -136,4 +136,27 @@ struct GroupCommitTests {
             #expect(settled.allSatisfy { $0 == 4 }, "\(settled)")
         }
     }
+
+    /// A ledger that is gone leaves no queue of its writes on the loops it wrote from.
+    @Test func aLedgerThatIsGoneLeavesNoQueueOnItsLoop() async throws {
+        let store = try SQLiteStore()
+        defer { store.destroy() }
+        let loop = EventLoop(name: "group-commit-gone")
+        defer { loop.stop() }
+        var ledger: SQLiteLedger? = try SQLiteLedger(path: store.path)
+        let now = Date()
+        let wrote = await Self.onOneTurn(of: loop, count: 1) { [ledger] _ in
+            try await ledger!.rememberDeviceToken(digest: "digest", until: now.addingTimeInterval(60), now: now)
+        }
+        #expect(wrote == [true])
+        let count = { await Task(executorPreference: loop) { EventLoop.current?.localValueCount ?? -1 }.value }
+        #expect(await count() == 1)
+        ledger = nil
+        var left = await count()
+        for _ in 0..<50 where left != 0 {
+            try await Task.sleep(for: .milliseconds(20))
+            left = await count()
+        }
+        #expect(left == 0)
+    }
 }

@@ -24,17 +24,35 @@ final class GroupCommit: Sendable {
     /// The most turns a batch waits for more writes, under load.
     let lingerTurns: Int
 
+    /// Where each loop keeps the writes queued on it.
+    private let key = LoopLocalKey()
+    /// The loops that keep a queue for this ledger, to free it there when the ledger goes.
+    private let loops = Lock<[WeakLoop]>([])
+
+    private struct WeakLoop: @unchecked Sendable { weak var loop: EventLoop? }
+
     init(db: SQLiteConnection, batchLimit: Int = 128, lingerTurns: Int = 3) {
         self.db = db
         self.batchLimit = max(1, batchLimit)
         self.lingerTurns = max(0, lingerTurns)
     }
 
+    deinit {
+        // Nothing is queued: a queued write's commit holds `self` until it has run.
+        let key = self.key
+        for entry in loops.withLock({ $0 }) {
+            entry.loop?.execute { EventLoop.current?.removeLocal(for: key) }
+        }
+    }
+
     /// Runs `body` in a transaction, shared with the other writes queued on the calling loop.
     func write<T: Sendable>(_ body: @escaping (SQLiteTransaction) throws(SQLiteError) -> T) async throws(SQLiteError) -> T {
         guard let loop = EventLoop.current else { return try db.transaction(body) }
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, SQLiteError>, Never>) in
-            let pending = loop.local(for: ObjectIdentifier(self)) { PendingWrites() }
+            let pending = loop.local(for: key) {
+                loops.withLock { $0.append(WeakLoop(loop: loop)) }
+                return PendingWrites()
+            }
             let value = ValueBox<T>()
             pending.writes.append(PendingWrite(
                 run: { tx throws(SQLiteError) in value.value = try body(tx) },
