@@ -9,21 +9,21 @@ import FoundationEssentials
 let acceptPolicy: twobits_mhd_accept_fn = { cls, address, _ in
     guard let cls else { return .NO }
     let daemon = Unmanaged<LoopDaemon>.fromOpaque(cls).takeUnretainedValue()
-    return daemon.server.connections.admits(ip: twobits_mhd_ipv4(address)) ? .YES : .NO
+    return daemon.core.connections.admits(ip: twobits_mhd_ipv4(address)) ? .YES : .NO
 }
 
 /// A connection opens or closes: keep the receive-deadline table in step (see `ConnectionTracker`).
 let connectionNotifier: twobits_mhd_notify_connection_fn = { cls, connection, socketContext, code in
     guard let cls, let connection, let socketContext else { return }
-    let server = Unmanaged<LoopDaemon>.fromOpaque(cls).takeUnretainedValue().server
+    let core = Unmanaged<LoopDaemon>.fromOpaque(cls).takeUnretainedValue().core
     let key = UInt(bitPattern: Int(bitPattern: connection))
     if code == .CONNECTION_NOTIFY_STARTED {
-        let tracked = server.connections.opened(key, fd: twobits_mhd_connection_fd(connection),
+        let tracked = core.connections.opened(key, fd: twobits_mhd_connection_fd(connection),
                                                 ip: twobits_mhd_ipv4(twobits_mhd_client_address(connection)))
         socketContext.pointee = Unmanaged.passUnretained(tracked).toOpaque()
     } else {
         // MHD closes the socket only after this returns.
-        server.connections.closed(key)
+        core.connections.closed(key)
         socketContext.pointee = nil
     }
 }
@@ -47,7 +47,7 @@ let requestLineHandler: twobits_mhd_uri_log_fn = { cls, uri, connection in
 let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, version, uploadData, uploadSize, conCls in
     guard let cls, let connection, let conCls, let uploadSize else { return .NO }
     let daemon = Unmanaged<LoopDaemon>.fromOpaque(cls).takeUnretainedValue()
-    let server = daemon.server
+    let core = daemon.core
     if conCls.pointee == nil {
         let tracked = twobits_mhd_socket_context(connection).map { Unmanaged<ConnectionTracker.Connection>.fromOpaque($0).takeUnretainedValue() }
         let target = url.map { String(cString: $0) } ?? "/"
@@ -58,11 +58,11 @@ let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, versi
 
     if context.head == nil && context.refusal == nil && !context.answered {
         // First call: only the request line and headers are known.
-        switch server.checkHead(connection: connection, url: url, method: method, version: version, context: context) {
+        switch core.checkHead(connection: connection, url: url, method: method, version: version, context: context) {
         case .refuse(let request, let response):
             context.answered = true
             context.tracked?.received()
-            server.onAnswered?(request, response, ContinuousClock.now - context.started)
+            core.onAnswered?(request, response, ContinuousClock.now - context.started)
             return queue(response, on: connection)
         case .refuseWithoutBody(let response):
             context.refusal = response
@@ -75,7 +75,7 @@ let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, versi
     if uploadSize.pointee > 0 {
         let size = uploadSize.pointee
         if !context.answered && !context.bodyTooLarge && context.refusal == nil {
-            if context.body.count + size > server.configuration.maxBodyBytes {
+            if context.body.count + size > core.configuration.maxBodyBytes {
                 context.bodyTooLarge = true
                 context.body = Data()
             } else if let uploadData {
@@ -100,7 +100,7 @@ let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, versi
     var request = context.head ?? ServerRequest(method: method.map { String(cString: $0) } ?? "GET", path: context.target)
     if let refusal = context.refusal {
         context.answered = true
-        server.onAnswered?(request, refusal, ContinuousClock.now - context.started)
+        core.onAnswered?(request, refusal, ContinuousClock.now - context.started)
         return queue(refusal, on: connection)
     }
     context.dispatched = true
@@ -108,8 +108,8 @@ let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, versi
     context.body = Data()
     if context.bodyTooLarge {
         context.answered = true
-        let response = server.oversizedBody(request)
-        server.onAnswered?(request, response, ContinuousClock.now - context.started)
+        let response = core.oversizedBody(request)
+        core.onAnswered?(request, response, ContinuousClock.now - context.started)
         return queue(response, on: connection)
     }
     MHD_suspend_connection(connection)

@@ -14,19 +14,9 @@ import Locking
 public final class HTTPServer: @unchecked Sendable {
     public typealias Handler = @Sendable (ServerRequest) async -> ServerResponse
 
-    public let configuration: HTTPServerConfiguration
-    let handler: Handler
-    let oversizedBody: @Sendable (ServerRequest) -> ServerResponse
-    let deadlineExpired: @Sendable (ServerRequest) -> ServerResponse
-    let shuttingDown: @Sendable (ServerRequest) -> ServerResponse
-    let onAnswered: (@Sendable (ServerRequest, ServerResponse, Duration) -> Void)?
-    let refused: @Sendable (HTTPRefusal, ServerRequest) -> ServerResponse
-    let headCheck: (@Sendable (inout ServerRequest) -> ServerResponse?)?
-    let onReceiveTimeouts: (@Sendable (Int) -> Void)?
-    /// Open connections and their receive deadlines, over every loop; also the per-IP and global caps.
-    let connections = ConnectionTracker()
-    /// Handler tasks started and not yet ended.
-    let tasks = HandlerTasks()
+    /// What the daemons need of the server (they hold it, not the server).
+    let core: ServerCore
+    public var configuration: HTTPServerConfiguration { core.configuration }
 
     private let givenGroup: EventLoopGroup?
     private let state = Lock<State>(State())
@@ -70,15 +60,17 @@ public final class HTTPServer: @unchecked Sendable {
                 onReceiveTimeouts: (@Sendable (Int) -> Void)? = nil,
                 handler: @escaping Handler) {
         self.givenGroup = group
-        self.onReceiveTimeouts = onReceiveTimeouts
-        self.refused = refused
-        self.headCheck = headCheck
-        self.configuration = configuration
-        self.handler = handler
-        self.onAnswered = onAnswered
-        self.oversizedBody = oversizedBody
-        self.deadlineExpired = deadlineExpired
-        self.shuttingDown = shuttingDown
+        core = ServerCore(configuration: configuration, handler: handler, oversizedBody: oversizedBody,
+                          deadlineExpired: deadlineExpired, shuttingDown: shuttingDown, onAnswered: onAnswered,
+                          refused: refused, headCheck: headCheck, onReceiveTimeouts: onReceiveTimeouts)
+    }
+
+    deinit {
+        // Dropped without `shutdown()` (a test that failed half-way): stop the daemons on their loops,
+        // answering what is in flight, then the loops of the server's own, so nothing of it keeps running.
+        let (daemons, ownGroup) = state.withLock { ($0.daemons, $0.ownGroup) }
+        for daemon in daemons { daemon.loop.execute { daemon.stop() } }
+        if let ownGroup { Self.stopLoops(ownGroup) }
     }
 
     /// The bound port (useful when the configuration asked for port 0).
@@ -103,7 +95,7 @@ public final class HTTPServer: @unchecked Sendable {
         let openFiles = OpenFileLimit.raiseToHard()
         // Past the file limit accept() fails and nobody gets in, health checks included: stay under it.
         let maxConnections = max(1, min(configuration.maxConnections, openFiles.soft - configuration.reservedFileDescriptors))
-        connections.setCaps(total: maxConnections, perIP: max(0, configuration.maxConnectionsPerIP))
+        core.connections.setCaps(total: maxConnections, perIP: max(0, configuration.maxConnectionsPerIP))
         let ownGroup = givenGroup == nil ? EventLoopGroup(count: configuration.threads, coalescingMicroseconds: configuration.wakeCoalescingMicroseconds) : nil
         let group = givenGroup ?? ownGroup!
         // Each daemon may hold every connection (the kernel's spread is uneven); the accept policy
@@ -116,7 +108,7 @@ public final class HTTPServer: @unchecked Sendable {
         var daemons: [LoopDaemon] = []
         var port = configuration.port
         for loop in group.loops {
-            let daemon = LoopDaemon(server: self, loop: loop)
+            let daemon = LoopDaemon(core: core, loop: loop)
             let host = configuration.host, wanted = port
             guard let bound = loop.submitAndWait({ daemon.start(host: host, port: wanted, limits: limits) }) else {
                 for started in daemons { started.loop.submitAndWait { started.stop() } }
@@ -139,10 +131,10 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Connections closed so far because their request did not arrive within the receive deadline.
-    public var receiveTimeouts: Int { connections.receiveTimeouts.withLock { $0 } }
+    public var receiveTimeouts: Int { core.connections.receiveTimeouts.withLock { $0 } }
 
     /// Number of handler tasks running right now.
-    public var requestsInFlight: Int { tasks.count }
+    public var requestsInFlight: Int { core.tasks.count }
 
     /// Every `min(500, receive timeout / 20)` ms, until shutdown, shuts down connections still receiving
     /// a request after `server.receive_timeout_ms` (on one loop: the tracker spans all of them).
@@ -150,16 +142,10 @@ public final class HTTPServer: @unchecked Sendable {
         let every = Duration.milliseconds(max(10, min(500, configuration.receiveTimeoutMilliseconds / 20)))
         loop.schedule(in: every) { [weak self] in
             guard let self, state.withLock({ $0.scanning }) else { return }
-            let closed = connections.closeOverdue(limit: .milliseconds(configuration.receiveTimeoutMilliseconds))
-            if closed > 0 { onReceiveTimeouts?(closed) }
+            let closed = core.connections.closeOverdue(limit: .milliseconds(configuration.receiveTimeoutMilliseconds))
+            if closed > 0 { core.onReceiveTimeouts?(closed) }
             scanReceives(on: loop)
         }
-    }
-
-    /// Delivers the first answer for a suspended request (on its loop); later ones (a handler finishing
-    /// after its deadline) are dropped, so logs and metrics see exactly what the client got.
-    func answer(_ request: ServerRequest, with response: ServerResponse, context: RequestContext) {
-        if context.finish(response) { onAnswered?(request, response, ContinuousClock.now - context.started) }
     }
 
     /// Stops accepting connections, lets running handlers finish for up to `graceMilliseconds`, answers
@@ -171,16 +157,20 @@ public final class HTTPServer: @unchecked Sendable {
             return (s.daemons, s.ownGroup)
         }
         guard let first = daemons.first else { return }
+        let core = self.core
         for daemon in daemons { await daemon.loop.submit { daemon.quiesce() } }
-        if !(await tasks.waitUntilIdle(timeout: .milliseconds(max(0, graceMilliseconds)), timerLoop: first.loop)) {
-            for daemon in daemons { await daemon.loop.submit { daemon.answerAll { self.shuttingDown($0) } } }
+        if !(await core.tasks.waitUntilIdle(timeout: .milliseconds(max(0, graceMilliseconds)), timerLoop: first.loop)) {
+            for daemon in daemons { await daemon.loop.submit { daemon.answerAll { core.shuttingDown($0) } } }
             // Cancelled handlers stop at their next check; one that ignores cancellation is not waited for long.
-            _ = await tasks.waitUntilIdle(timeout: .seconds(1), timerLoop: first.loop)
+            _ = await core.tasks.waitUntilIdle(timeout: .seconds(1), timerLoop: first.loop)
         }
         for daemon in daemons { await daemon.loop.submit { daemon.stop() } }
-        if let ownGroup {
-            // Not from a loop thread: a loop cannot join itself.
-            if EventLoop.current == nil { ownGroup.shutdown() } else { DetachedThread.start(name: "twobits-shutdown") { ownGroup.shutdown() } }
-        }
+        if let ownGroup { Self.stopLoops(ownGroup) }
+    }
+
+    /// Stops the server's own loops, after the work queued on them; not from a loop thread, which
+    /// cannot join itself.
+    private static func stopLoops(_ group: EventLoopGroup) {
+        if EventLoop.current == nil { group.shutdown() } else { DetachedThread.start(name: "twobits-shutdown") { group.shutdown() } }
     }
 }

@@ -6,7 +6,8 @@ import FoundationEssentials
 /// is called on the loop when it is ready, and the requests it suspends are handled by tasks on the
 /// same loop. Everything here runs on that loop's thread.
 final class LoopDaemon: @unchecked Sendable {
-    unowned let server: HTTPServer
+    /// Held strongly: the core outlives a dropped `HTTPServer` for as long as a daemon or callback needs it.
+    let core: ServerCore
     let loop: EventLoop
     private var daemon: OpaquePointer?
     private var epollFD: Int32 = -1
@@ -24,8 +25,8 @@ final class LoopDaemon: @unchecked Sendable {
         let task: Task<Void, Never>
     }
 
-    init(server: HTTPServer, loop: EventLoop) {
-        self.server = server
+    init(core: ServerCore, loop: EventLoop) {
+        self.core = core
         self.loop = loop
     }
 
@@ -37,8 +38,9 @@ final class LoopDaemon: @unchecked Sendable {
         else { return nil }
         self.daemon = daemon
         epollFD = twobits_mhd_epoll_fd(daemon)
-        // Weak, here and in the loop's other closures: a server dropped without `shutdown()` (a test that
-        // failed half-way) must not have its loop call into freed memory; its daemon's descriptor leaves the loop.
+        // Weak, here and in the loop's other closures: the loop never keeps a daemon alive, nor calls one
+        // that is gone (a dropped server stops its daemons from its `deinit`; a freed daemon's descriptor
+        // leaves the loop).
         loop.watch(epollFD, for: .read) { [weak self, epollFD] _ in
             // On the loop's thread: `EventLoop.current` is this loop (capturing it would make a cycle loop → watcher → loop).
             guard let self else { EventLoop.current?.unwatch(epollFD); return }
@@ -79,10 +81,10 @@ final class LoopDaemon: @unchecked Sendable {
     /// Starts the handler of a suspended connection on this loop; its deadline is a loop timer.
     func dispatch(_ request: ServerRequest, context: RequestContext) {
         let key = ObjectIdentifier(context)
-        let handler = server.handler
-        let tasks = server.tasks
+        let handler = core.handler
+        let tasks = core.tasks
         tasks.started()
-        let limit = Duration.milliseconds(server.configuration.requestDeadlineMilliseconds)
+        let limit = Duration.milliseconds(core.configuration.requestDeadlineMilliseconds)
         var timed = request
         timed.deadline = .now + limit
         let request = timed
@@ -99,13 +101,13 @@ final class LoopDaemon: @unchecked Sendable {
     private func handlerFinished(_ key: ObjectIdentifier, _ response: ServerResponse) {
         guard let entry = pending.removeValue(forKey: key) else { return } // the deadline answered first
         loop.cancel(entry.deadline)
-        server.answer(entry.request, with: response, context: entry.context)
+        core.answer(entry.request, with: response, context: entry.context)
     }
 
     private func expire(_ key: ObjectIdentifier) {
         guard let entry = pending.removeValue(forKey: key) else { return }
         // Answer first: a cancelled handler returns at once, and its answer must not win.
-        server.answer(entry.request, with: server.deadlineExpired(entry.request), context: entry.context)
+        core.answer(entry.request, with: core.deadlineExpired(entry.request), context: entry.context)
         entry.task.cancel()
     }
 
@@ -115,7 +117,7 @@ final class LoopDaemon: @unchecked Sendable {
         pending.removeAll()
         for entry in entries.values {
             loop.cancel(entry.deadline)
-            server.answer(entry.request, with: response(entry.request), context: entry.context)
+            core.answer(entry.request, with: response(entry.request), context: entry.context)
             entry.task.cancel()
         }
     }
@@ -130,7 +132,7 @@ final class LoopDaemon: @unchecked Sendable {
     /// resumed by then: MHD forbids stopping with one suspended) and closes the listening socket.
     func stop() {
         guard let daemon else { return }
-        answerAll { server.shuttingDown($0) }
+        answerAll { core.shuttingDown($0) }
         for _ in 0..<16 {
             MHD_run(daemon)
             if twobits_mhd_timeout(daemon) != 0 { break }

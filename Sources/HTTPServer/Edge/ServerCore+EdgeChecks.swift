@@ -32,7 +32,7 @@ private let collectField: twobits_mhd_kv_n_fn = { cls, _, key, keySize, value, v
     return .YES
 }
 
-extension HTTPServer {
+extension ServerCore {
     /// The edge checks, in the first access-handler call, before any body byte is accepted: sizes,
     /// framing (request smuggling), NUL bytes, the raw path and query, the declared length, then the
     /// owner's head check (route, authentication, role, media type).
