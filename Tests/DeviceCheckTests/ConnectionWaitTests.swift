@@ -24,9 +24,13 @@ struct ConnectionWaitTests {
                 return await group.reduce(into: [DeviceCheckError?]()) { $0.append($1) }
             }
             let failed = failures.compactMap { $0 }
-            // Two connections, 300 ms an answer, 400 ms deadline: at most two succeed, the rest waited.
-            #expect(failed.count >= 4, "\(failures)")
-            #expect(failed.allSatisfy { $0 == .unavailable(.overloaded) }, "\(failures)")
+            // Two connections, 300 ms an answer, 400 ms deadline: at most two succeed, the rest waited. The two
+            // with a connection may time out too, on a starved scheduler (a parallel `swift test`): Apple's
+            // answer then comes too late, which is a timeout; a call that never had a connection never is.
+            let overloaded = failed.filter { $0 == .unavailable(.overloaded) }.count
+            let timedOut = failed.filter { $0 == .unavailable(.timedOut) }.count
+            #expect(overloaded >= 4, "\(failures)")
+            #expect(overloaded + timedOut == failed.count && timedOut <= 2, "\(failures)")
         }
     }
 }
