@@ -180,7 +180,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     /// How many loop-local values the loop keeps (for tests: owners that are gone leave none behind).
-    public var localValueCount: Int {
+    var localValueCount: Int {
         assert(inLoop)
         return locals.count
     }

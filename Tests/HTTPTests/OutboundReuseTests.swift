@@ -1,5 +1,5 @@
 import Foundation
-import EventLoops
+@testable import EventLoops
 import HTTPServer
 @testable import OutboundHTTP
 import Testing
@@ -153,7 +153,8 @@ import Testing
         let call = { @Sendable (client: CurlClient) in Self.call(client, url, on: loop) }
         #expect(await call(first).value == "slow")
         let inFlight = call(second)
-        try await Task.sleep(for: .milliseconds(100))
+        for _ in 0..<200 where slow.requestsInFlight != 1 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(slow.requestsInFlight == 1, "the second client's call reached the server")
         first.shutdown()
         #expect(await inFlight.value == "slow", "the first client's shutdown reached the second's call")
         #expect(await call(first).value == "shutDown")

@@ -1,4 +1,4 @@
-import EventLoops
+@testable import EventLoops
 import Foundation
 import Ledger
 import Locking
