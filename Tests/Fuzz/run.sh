@@ -2,12 +2,15 @@
 # `make fuzz`: builds the libFuzzer targets (this folder's package, with -sanitize=fuzzer,address) and
 # runs each for FUZZ_SECONDS (default 60), printing one line per target. Seeds are read from
 # Corpus/<target>/ (checked in); new corpus files and findings go under .build-fuzz/ (not checked in).
-# FUZZ_TARGETS="FuzzJSON FuzzJWS" runs a subset. Exit status 1 when any target found something.
+# FUZZ_TARGETS="FuzzJSON FuzzJWS" runs a subset; by default every target, one per Sources/Fuzz*/ folder
+# but the shared FuzzDriver, so a new target cannot be left out. FUZZ_SCRATCH moves the build and its
+# outputs (default: .build-fuzz at the checkout's root). Exit status 1 when any target found something.
 set -uo pipefail
 cd "$(dirname "$0")"
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"FuzzJSON FuzzBase64URL FuzzJWS FuzzAppleAnswer FuzzConfiguration FuzzRequest"}
-scratch=$(cd ../.. && pwd)/.build-fuzz
+every=$(for source in Sources/Fuzz*/; do name=$(basename "$source"); [ "$name" = FuzzDriver ] || printf '%s ' "$name"; done)
+targets=${FUZZ_TARGETS:-$every}
+scratch=${FUZZ_SCRATCH:-$(cd ../.. && pwd)/.build-fuzz}
 # (gold warns once per ASan helper symbol that it cannot export; those lines are dropped.)
 swift build --package-path . --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library 2>&1 \
     | grep -v "Cannot export local symbol" | tail -n 5
