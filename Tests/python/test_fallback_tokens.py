@@ -473,6 +473,30 @@ def test_debug_secrets_are_refused_in_production(twobits_factory):
     assert "debug secrets exist but are refused in production" in deployment.server_log()
 
 
+def test_a_production_server_sharing_the_key_directory_does_not_vouch_for_debug_tokens(twobits_factory):
+    """Issue 34: a development server and a production server share `tokens.keys_dir`, so the production
+    server knows the key that signed a development debug token. Its verify route refuses the debug tier
+    (`debug_tier`), with `consume` too, and consumes nothing; the development server still vouches for it."""
+    development = twobits_factory(tokens=TOKENS)
+    production = twobits_factory(environment="production", tokens={**TOKENS, "keys_dir": str(development.keys_dir)})
+    secret = development.post("/v1/admin/debug-secrets", {"name": "simulator"}, client="ops").json["debug_secret"]
+    debug_token = development.exchange(debug_secret=secret).json["token"]
+    limited = development.exchange(debug_secret=secret, limited_use=True).json["token"]
+    assert unverified(debug_token)[1]["tier"] == "debug"
+
+    for token, consume in [(debug_token, None), (limited, True)]:
+        answer = production.verify(token, consume=consume)
+        assert answer.status == 200, answer
+        assert answer.json == {"valid": False, "reason": "debug_tier"}, answer
+    assert 'twobits_fallback_verifications_total{result="debug_tier"} 2' in production.get("/metrics").raw.decode()
+
+    # The control: production vouches for its own devicecheck tokens, development for the debug ones.
+    assert production.verify(exchange_ok(production)).json["valid"] is True
+    assert development.verify(debug_token).json["valid"] is True
+    consumed = development.verify(limited, consume=True)
+    assert consumed.json["valid"] is True and consumed.json["already_consumed"] is False, consumed
+
+
 def test_token_routes_answer_not_enabled_without_a_tokens_section(twobits_factory):
     deployment = twobits_factory(tokens=False)
     answer = deployment.exchange(fresh_token(deployment)[1])

@@ -10,6 +10,9 @@ public struct TokenVerifier: Sendable {
         case unknownKey = "unknown_key"
         case wrongIssuer = "wrong_issuer"
         case wrongAudience = "wrong_audience"
+        /// A `tier: debug` token shown to a server whose Apple environment is not `development` (one whose key
+        /// directory is shared with a development server). Decided by the caller, which knows the environment.
+        case debugTier = "debug_tier"
     }
 
     let keys: [String: P256PublicKey]

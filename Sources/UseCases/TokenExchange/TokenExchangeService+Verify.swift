@@ -1,12 +1,17 @@
+import DeviceCheck
 import FoundationEssentials
 import Ledger
 import TokenSigning
 
 extension TokenExchangeService {
-    /// Verifies a token; with `consume`, marks a limited-use token used (exactly once across callers).
+    /// Verifies a token; with `consume`, marks a limited-use token used (exactly once across callers). A debug-tier
+    /// token is valid only where the exchange would issue one (`apple.environment` `development`): a production
+    /// server sharing its key directory with a development server must not vouch for it, nor consume it.
     public func verify(_ token: String, consume: Bool) async throws(VerifyError) -> VerifyOutcome {
         let now = Date()
-        switch keys.verifier().verify(token, now: now) {
+        var verdict = keys.verifier().verify(token, now: now)
+        if case .success(let claims) = verdict, claims.tier == .debug, environment != .development { verdict = .failure(.debugTier) }
+        switch verdict {
         case .failure(let failure):
             events.tokenVerified(failure: failure)
             return .invalid(failure)
