@@ -73,6 +73,13 @@ import TwoBitsCrypto
         }
         let first = try await assertOnce()
         #expect(first.status == 200 && first.json?["counter"]?.intValue == 1, "\(first.text)")
+        // A reason with a C1 CSI or a bidi override is refused as a ban's is (issue 34), and revokes nothing.
+        for reason in [#""\u009b31mstolen""#, #""stolen \u202e""#] {
+            let refused = try await h.post("/v1/admin/app-attest/keys/\(artifact)/revoke", #"{"reason":\#(reason)}"#, key: "admin")
+            #expect(refused.status == 400 && refused.code == "bad_request", "\(refused.text)")
+        }
+        let stillValid = try await assertOnce()
+        #expect(stillValid.status == 200 && stillValid.json?["counter"]?.intValue == 2, "\(stillValid.text)")
         let revoke = try await h.post("/v1/admin/app-attest/keys/\(artifact)/revoke", #"{"reason":"stolen"}"#, key: "admin")
         #expect(revoke.status == 200 && revoke.json?["revoked"] == .bool(true), "\(revoke.text)")
         let after = try await assertOnce()

@@ -40,6 +40,33 @@ struct ReasonLimitTests {
         await h.close()
     }
 
+    /// Issue 34: C1 controls (U+009B is a CSI, as ESC [ is) and the bidirectional marks, overrides and isolates
+    /// reach admins' terminals through the CSV, the JSON and the CLI: refused as the C0 controls are.
+    @Test(arguments: ["\u{80}", "\u{85}", "\u{9B}31mred", "\u{9F}", "\u{61C}", "\u{200E}", "\u{200F}", "\u{202A}", "\u{202B}",
+                      "\u{202C}", "\u{202D}", "fraud \u{202E}gnp.exe", "\u{2066}", "\u{2067}", "\u{2068}", "x\u{2069}"])
+    func c1AndBidiControlsAreRefused(reason: String) async throws {
+        let h = try await ServiceHarness()
+        let answer = try await Self.ban(h, reason: reason)
+        #expect(answer.status == 400 && answer.code == "bad_request", "\(answer.text)")
+        #expect(answer.json?["error"]?["message"]?.stringValue?.contains("bidirectional") == true)
+        let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
+        #expect(pending.json?["pending"] == .array([]))
+        await h.close()
+    }
+
+    /// Their neighbours are text: a no-break space (U+00A0), a zero-width joiner (U+200D, in emoji sequences), a
+    /// hyphen (U+2010), a narrow no-break space (U+202F), Arabic punctuation around U+061C.
+    @Test func theNeighboursOfTheRefusedRangesAreKept() async throws {
+        let h = try await ServiceHarness()
+        let reason = "a\u{A0}b 👩\u{200D}💻 re\u{2010}install c\u{202F}d \u{60C}\u{61B}\u{61D}"
+        let answer = try await Self.ban(h, reason: reason)
+        #expect(answer.status == 202, "\(answer.text)")
+        let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
+        guard case .array(let items)? = pending.json?["pending"] else { Issue.record("no list: \(pending.text)"); return }
+        #expect(items.first?["reason"]?.stringValue == reason)
+        await h.close()
+    }
+
     @Test func printableReasonsWithAccentsAndEmojiAreKept() async throws {
         let h = try await ServiceHarness()
         let answer = try await Self.ban(h, reason: "fraude répétée 😀 — see ticket #12")

@@ -28,8 +28,10 @@ extension RequestBody {
     /// most 2,000 bytes of UTF-8, which bounds what one audit event stores.
     static let maxReasonCodePoints = 500
 
-    /// A free-text `reason` of at most 500 code points, without control characters (C0, DEL): a NUL
-    /// would cut it in storage, escapes would reach an admin's terminal.
+    /// A free-text `reason` of at most 500 code points, without control characters (C0, DEL, C1) or
+    /// bidirectional formatting characters: a NUL would cut it in storage, escapes (C1's CSI included) would
+    /// reach an admin's terminal through the CSV, the JSON and the CLI, and a bidi override or isolate would
+    /// make the text an admin reads differ from the text stored.
     func reason(required: Bool) throws(APIError) -> String? {
         guard let reason = try optionalString("reason"), !reason.isEmpty else {
             if required { throw .badRequest("reason is required (why this device is banned, for the audit trail)") }
@@ -38,11 +40,26 @@ extension RequestBody {
         guard reason.unicodeScalars.count <= Self.maxReasonCodePoints else {
             throw .badRequest("reason is limited to \(Self.maxReasonCodePoints) characters (Unicode code points)")
         }
-        guard !reason.unicodeScalars.contains(where: Self.isControl) else {
-            throw .badRequest("reason must not contain control characters (U+0000-U+001F, U+007F)")
+        guard !reason.unicodeScalars.contains(where: Self.isRefusedInReason) else {
+            throw .badRequest("reason must not contain control characters (U+0000-U+001F, U+007F-U+009F) or bidirectional "
+                              + "formatting characters (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069)")
         }
         return reason
     }
 
     static func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || scalar.value == 0x7F }
+
+    /// C1 controls (U+0080-U+009F: U+009B is a CSI, as ESC [ is).
+    static func isC1Control(_ scalar: Unicode.Scalar) -> Bool { (0x80...0x9F).contains(scalar.value) }
+
+    /// The bidirectional marks, embeddings, overrides and isolates (Unicode's Bidi_Control property).
+    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// What a `reason` may not contain.
+    static func isRefusedInReason(_ scalar: Unicode.Scalar) -> Bool { isControl(scalar) || isC1Control(scalar) || isBidiControl(scalar) }
 }
