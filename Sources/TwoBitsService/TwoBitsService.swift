@@ -21,6 +21,8 @@ public final class TwoBitsService: Sendable {
     let ledger: any Ledger
     let developerTokens: DeveloperTokenProvider
     let policy: BitPolicy
+    /// Keyed promotion claims; it keeps the answers an outage of the ledger kept from being stored.
+    let claims: ClaimService
     /// The fallback-token use cases; nil when the configuration has no `tokens` section.
     let tokenExchange: TokenExchangeService?
     let debugSecrets: DebugSecretService?
@@ -28,7 +30,7 @@ public final class TwoBitsService: Sendable {
     /// The console overview's figures, counted in memory and flushed to the ledger every `statisticsFlushSeconds`.
     let statistics = StatisticsRecorder()
     private let statisticsFlusher = Lock<Task<Void, Never>?>(nil)
-    /// Saves, every second, the audit resolutions an outage of the ledger kept from being saved.
+    /// Saves, every second, the audit resolutions and claim answers an outage of the ledger kept from being saved.
     private let resolutionRetrier = Lock<Task<Void, Never>?>(nil)
     static let statisticsFlushSeconds = 10
     private let server: HTTPServer
@@ -101,7 +103,9 @@ public final class TwoBitsService: Sendable {
         }
         HealthController(readinessCheck: readinessCheck, metrics: metrics, gauges: gauges).register(in: &table)
         DeviceController(policy: policy).register(in: &table)
-        PromotionController(policy: policy, claims: ClaimService(policy: policy, ledger: ledger, events: events)).register(in: &table)
+        let claims = ClaimService(policy: policy, ledger: ledger, events: events)
+        self.claims = claims
+        PromotionController(policy: policy, claims: claims).register(in: &table)
         InstallController(policy: policy, metrics: metrics).register(in: &table)
         AdminController(policy: policy, ledger: ledger, metrics: metrics).register(in: &table)
         AuditController(ledger: ledger).register(in: &table)
@@ -193,6 +197,7 @@ public final class TwoBitsService: Sendable {
         resolutionRetrier.withLock { $0?.cancel() }
         await flushStatistics()
         await policy.retryUnsavedResolutions()
+        await claims.retryUnsavedAnswers()
         ledger.close()
         logger.log(.info, "stopped")
         logger.flush()
@@ -216,6 +221,7 @@ public final class TwoBitsService: Sendable {
                 try? await Task.sleep(for: .seconds(1))
                 guard let self, !Task.isCancelled else { return }
                 await self.policy.retryUnsavedResolutions()
+                await self.claims.retryUnsavedAnswers()
             }
         }
         resolutionRetrier.withLock { $0 = task }

@@ -16,10 +16,12 @@ The full-disk case mounts a 2 MiB tmpfs (skipped where mounting is not allowed).
 """
 import hashlib
 import os
+import sqlite3
 import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 
 import pytest
 
@@ -139,6 +141,48 @@ def test_a_resolution_the_ledger_refused_is_saved_once_it_is_writable_without_a_
     assert settled[0].get("transaction_id"), settled
     assert len(mine()) == 1
     assert "\ntwobits_ledger_unsaved_resolutions 0\n" in deployment.get("/metrics").raw.decode()
+
+
+def test_a_keyed_claim_apple_wrote_answers_the_claim_when_its_answer_cannot_be_stored(twobits_factory):
+    """Issue 34: Apple wrote, then the ledger refused both the write's resolution and the answer to store under
+    the `Idempotency-Key`. The claim answers 200 (503 `storage_unavailable` would say nothing was written);
+    once the file is writable again the kept answer is stored without a request, and the retry with the key
+    gets it replayed byte for byte, without a second write at Apple."""
+    deployment = deploy(twobits_factory, apple={"timeout_ms": 6000})
+    assert claim(deployment, deployment.mint(deployment.new_device())).status == 200  # the WAL exists
+    device = deployment.new_device()
+    token = deployment.mint(device)
+    # The update is held 1.5 s, then answered 503; the client's retry writes.
+    fault = {"kind": "timeout", "count": 1, "endpoint": "update_two_bits", "delay_ms": 1500}
+    assert deployment.sandbox("POST", "/sandbox/v1/faults", fault).status == 201
+
+    def mine():
+        return [e for e in deployment.audit_events() if e["action"] == "promotion.claim" and e["token_sha256_prefix"] == prefix(token)]
+
+    path = database(deployment)
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(claim, deployment, token, "keyed-after-apple")
+        wait_for(lambda: [e for e in mine() if e["result"] == "pending"], 5, "the claim's pending intent")
+        chattr("+i", path, f"{path}-wal")
+        try:
+            first = pending.result()
+            assert first.status == 200, first
+            assert first.json["claimed"] is True and first.json["promotion"] == PROMOTION, first
+            assert deployment.device(device)["updates"] == 1
+        finally:
+            chattr("-i", path, f"{path}-wal")
+    wait_for(lambda: [e for e in mine() if e["result"] == "ok"], 5, "the kept resolution to be saved")
+
+    def stored():
+        with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
+            return db.execute("SELECT status, body FROM idempotency_keys WHERE key = ?", ("keyed-after-apple",)).fetchone()
+    assert wait_for(lambda: (stored() or (None,))[0] == 200 and stored(), 5, "the kept answer to be stored") == (200, first.raw)
+    before = updates(deployment)
+    again = claim(deployment, token, key="keyed-after-apple")
+    assert again.status == 200, again
+    assert again.headers.get("Idempotent-Replayed") == "true", again.headers
+    assert again.raw == first.raw
+    assert updates(deployment) == before and deployment.device(device)["updates"] == 1
 
 
 def test_a_corrupt_ledger_answers_503_without_sqlite_text(twobits_factory):

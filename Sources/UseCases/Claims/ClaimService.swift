@@ -19,6 +19,9 @@ public struct ClaimService: Sendable {
     let events: any UseCaseEvents
     /// Keys whose give-back failed, retried before each claim with a key.
     let abandoned = AbandonedKeys()
+    /// Answers Apple's write made final that the ledger failed to store, retried before each claim with a key,
+    /// every second and at shutdown (`retryUnsavedAnswers`).
+    let unsavedAnswers = UnsavedAnswers()
 
     public init(policy: BitPolicy, ledger: any Ledger, events: any UseCaseEvents) {
         self.policy = policy
@@ -37,6 +40,7 @@ public struct ClaimService: Sendable {
         if let key = idempotencyKey {
             let fingerprint = SHA256Digest.hex("claim|\(id)|\(token.base64)")
             await abandoned.retry(in: ledger)
+            await unsavedAnswers.retry(in: ledger)
             let begin: IdempotencyBegin
             do {
                 begin = try await ledger.beginIdempotent(client: client, key: key, requestHash: fingerprint, owner: Self.instance, now: Date())
@@ -82,11 +86,24 @@ public struct ClaimService: Sendable {
         if let key = idempotencyKey {
             let answer = render(.claimed(outcome))
             do { try await ledger.completeIdempotent(client: client, key: key, status: answer.status, body: answer.body) } catch {
-                // Give the key back (its intent stays), so the retry resumes instead of waiting on a twin.
-                await abandoned.giveBack(client: client, key: key, in: ledger)
-                throw .storage(error)
+                // Apple has written: the answer is the claim, never 503 `storage_unavailable` (which says nothing
+                // was written). The answer is kept and stored once the ledger takes it, so the retry replays it;
+                // when none can be kept, the key is given back (its intent stays) and the retry resumes.
+                if !unsavedAnswers.keep(client: client, key: key, answer: answer) {
+                    await abandoned.giveBack(client: client, key: key, in: ledger)
+                }
             }
         }
         return .claimed(outcome)
     }
+
+    /// Stores the answers the ledger failed to take (a lock check only, when there are none). The service calls
+    /// this every second and at shutdown, so the key's retry, on any replica, finds the answer soon after the
+    /// ledger is back.
+    public func retryUnsavedAnswers() async {
+        await unsavedAnswers.retry(in: ledger)
+    }
+
+    /// How many answers wait for the ledger.
+    public var unsavedAnswerCount: Int { unsavedAnswers.count }
 }
