@@ -32,6 +32,21 @@ import TwoBitsCrypto
         #expect(failure?.reason == .badChain)
     }
 
+    /// Issue 34: Apple's validation guide built its sample attestation with the raw bytes of its challenge
+    /// string as the client data hash; the verifier hashes it into the nonce whatever its length.
+    @Test(arguments: [Data("test_server_challenge".utf8), Data([0x5A]), Data(repeating: 0xA5, count: 33), Data(repeating: 1, count: 200)])
+    func aClientDataHashOfAnyLengthVerifies(raw: Data) throws {
+        let device = ca.attest(.init(clientDataHash: raw))
+        #expect(device.clientDataHash == raw)
+        #expect(try ca.verify(device).keyID == device.keyID)
+        // Still bound to those bytes: their SHA-256 (what the server would compute) is another nonce.
+        let hashed = #expect(throws: AppAttestFailure.self) {
+            try ca.verifier(.development).verify(attestationObject: device.attestation, keyID: device.keyID,
+                                                 clientDataHash: SHA256Digest.hash(raw), at: SyntheticAppAttest.now)
+        }
+        #expect(hashed?.reason == .nonceMismatch)
+    }
+
     @Test func aNonzeroAttestationCounterIsRefused() {
         let failure = #expect(throws: AppAttestFailure.self) { try ca.verify(ca.attest(.init(counter: 1))) }
         #expect(failure?.reason == .counterNotZero)

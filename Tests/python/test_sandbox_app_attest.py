@@ -53,6 +53,23 @@ def test_an_attestation_over_http_verifies_offline_against_the_served_root(sandb
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_an_attestation_over_the_raw_bytes_of_a_challenge_verifies_offline(sandbox, tmp_path):
+    """Issue 34: Apple's validation guide built its sample attestation with the raw bytes of its challenge
+    string as the client data hash, not their SHA-256; `twobits app-attest verify` takes any length."""
+    key_id = new_key(sandbox)
+    raw = b"test_server_challenge"
+    attestation = attest(sandbox, key_id, raw)
+    result = offline_verify(tmp_path, sandbox, key_id, attestation, raw)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "verified" in result.stdout
+    # Bound to exactly those bytes: their SHA-256 is another nonce.
+    hashed = offline_verify(tmp_path, sandbox, key_id, attestation, hashlib.sha256(raw).digest())
+    assert hashed.returncode == 1 and "nonce_mismatch" in hashed.stdout, hashed.stdout + hashed.stderr
+    # Nothing at all is a usage error, not a refusal.
+    empty = offline_verify(tmp_path, sandbox, key_id, attestation, b"")
+    assert empty.returncode == 2 and "--client-data-hash" in empty.stderr, empty.stdout + empty.stderr
+
+
 @pytest.mark.parametrize("fault, reason", [("bad_chain", "bad_chain"), ("wrong_nonce", "nonce_mismatch"), ("wrong_app_id", "rp_id_mismatch"),
                                            ("wrong_environment", "aaguid_mismatch"), ("wrong_key_id", "credential_id_mismatch"),
                                            ("expired", "bad_chain")])
@@ -81,7 +98,12 @@ def test_bad_control_requests_are_refused_clearly(sandbox):
     assert sandbox.sandbox("POST", "/sandbox/v1/app-attest/keys", {"app_id": APP_ID, "environment": "production", "device_id": "dev_none"}).status == 404
     assert sandbox.sandbox("POST", "/sandbox/v1/app-attest/attestations", {"key_id": "unknown", "client_data_hash": digest}).status == 404
     key_id = new_key(sandbox)
-    short = sandbox.sandbox("POST", "/sandbox/v1/app-attest/attestations", {"key_id": key_id, "client_data_hash": "AAAA"})
+    # An attestation takes any client data hash attestKey would (1-1024 bytes here); an assertion's is SHA-256.
+    empty = sandbox.sandbox("POST", "/sandbox/v1/app-attest/attestations", {"key_id": key_id, "client_data_hash": ""})
+    assert empty.status == 400 and "1-1024 bytes" in empty.json["error"], empty
+    large = base64.b64encode(b"\0" * 1025).decode()
+    assert sandbox.sandbox("POST", "/sandbox/v1/app-attest/attestations", {"key_id": key_id, "client_data_hash": large}).status == 400
+    short = sandbox.sandbox("POST", "/sandbox/v1/app-attest/assertions", {"key_id": key_id, "client_data_hash": "AAAA"})
     assert short.status == 400 and "32 bytes" in short.json["error"]
     unknown_fault = sandbox.sandbox("POST", "/sandbox/v1/app-attest/assertions", {"key_id": key_id, "client_data_hash": digest, "fault": "gremlins"})
     assert unknown_fault.status == 400 and "replayed_counter" in unknown_fault.json["error"]

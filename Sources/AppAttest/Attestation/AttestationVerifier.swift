@@ -30,7 +30,9 @@ public struct AttestationVerifier: Sendable {
 
     /// Verifies `attestationObject` (the CBOR `attestKey` returned) for the key `keyID` (32 bytes, as
     /// `generateKey` returned it, base64-decoded) and the `clientDataHash` the app passed to `attestKey`,
-    /// with certificate validity judged at `time`.
+    /// with certificate validity judged at `time`. `clientDataHash` may have any length: it is only hashed
+    /// into the nonce. The server passes SHA-256 of its challenge; Apple's validation guide built its sample
+    /// attestation with the raw bytes of its challenge string, which the offline verifier must accept.
     public func verify(attestationObject: Data, keyID: Data, clientDataHash: Data, at time: Date) throws(AppAttestFailure) -> VerifiedAttestation {
         // 0. Decode.
         let object: CBORValue
@@ -53,7 +55,6 @@ public struct AttestationVerifier: Sendable {
             certificateBytes.append(der)
         }
         guard let receipt = statement["receipt"]?.bytesValue else { throw AppAttestFailure(.badFormat, at: .format, "attStmt.receipt missing or not bytes") }
-        guard clientDataHash.count == 32 else { throw AppAttestFailure(.badFormat, at: .format, "clientDataHash is \(clientDataHash.count) bytes, not 32") }
         guard keyID.count == 32 else { throw AppAttestFailure(.badFormat, at: .format, "the key id is \(keyID.count) bytes, not 32") }
 
         // 1. The x5c chain (credCert first) to the root, at `time`.

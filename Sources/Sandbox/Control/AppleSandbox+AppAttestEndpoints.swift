@@ -39,9 +39,10 @@ extension AppleSandbox {
         return .json(201, ["key_id": keyID])
     }
 
-    /// `POST /sandbox/v1/app-attest/attestations {key_id, client_data_hash, fault?}` → `{attestation_object}`.
+    /// `POST /sandbox/v1/app-attest/attestations {key_id, client_data_hash, fault?}` → `{attestation_object}`. As
+    /// `attestKey` does, it takes a client data hash of any length (1-1024 bytes here), usually SHA-256 of a challenge.
     func controlAttest(_ request: ServerRequest) -> ServerResponse {
-        switch appAttestInput(request, faults: AttestationFault.allCases.map(\.rawValue)) {
+        switch appAttestInput(request, faults: AttestationFault.allCases.map(\.rawValue), hashLengths: 1...1024) {
         case .failure(let refusal): return refusal.response
         case .success(let (key, clientDataHash, fault)):
             let object = key.attestationObject(clientDataHash: clientDataHash, fault: fault.flatMap(AttestationFault.init(rawValue:)),
@@ -61,16 +62,20 @@ extension AppleSandbox {
         }
     }
 
-    /// The key, the 32-byte client data hash and the fault name (one of `faults`) a request names.
-    private func appAttestInput(_ request: ServerRequest, faults: [String]) -> Result<(SimulatedAppAttestKey, Data, String?), BadInputResponse> {
+    /// The key, the client data hash (32 bytes unless `hashLengths` says otherwise) and the fault name (one of
+    /// `faults`) a request names.
+    private func appAttestInput(_ request: ServerRequest, faults: [String], hashLengths: ClosedRange<Int> = 32...32)
+        -> Result<(SimulatedAppAttestKey, Data, String?), BadInputResponse> {
         guard let body = (try? JSONValue.parse(request.body))?.objectValue else { return .failure(BadInputResponse(appAttestError(400, "body must be a JSON object"))) }
         if let unknown = body.keys.sorted().first(where: { !["key_id", "client_data_hash", "fault"].contains($0) }) {
             return .failure(BadInputResponse(appAttestError(400, "unknown field \(unknown)")))
         }
         guard let keyID = body["key_id"]?.stringValue else { return .failure(BadInputResponse(appAttestError(400, "key_id must be a string"))) }
         guard let key = state.withLock({ $0.appAttestKeys[keyID] }) else { return .failure(BadInputResponse(appAttestError(404, "unknown key_id"))) }
-        guard let hash = body["client_data_hash"]?.stringValue.flatMap({ Data(base64Encoded: $0) }), hash.count == 32 else {
-            return .failure(BadInputResponse(appAttestError(400, "client_data_hash must be the base64 of 32 bytes (SHA-256 of the client data)")))
+        guard let hash = body["client_data_hash"]?.stringValue.flatMap({ Data(base64Encoded: $0) }), hashLengths.contains(hash.count) else {
+            let size = hashLengths.count == 1 ? "\(hashLengths.lowerBound) bytes (SHA-256 of the client data)"
+                : "\(hashLengths.lowerBound)-\(hashLengths.upperBound) bytes (usually SHA-256 of the challenge)"
+            return .failure(BadInputResponse(appAttestError(400, "client_data_hash must be the base64 of " + size)))
         }
         var fault: String?
         if let value = body["fault"], value != .null {

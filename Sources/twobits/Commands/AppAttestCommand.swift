@@ -12,7 +12,9 @@ enum AppAttestCommand {
                                      (--client-data FILE | --client-data-hex HEX) --counter N
 
     FILE holds base64 (standard or URL-safe) or the raw CBOR. The key id is base64 (as generateKey returns
-    it) or 64 hex digits. --at defaults to now, --environment to production, --root to Apple's App
+    it) or 64 hex digits. --client-data-hash is the hex of exactly the bytes the app passed to attestKey:
+    usually SHA-256 of the server's challenge, but any length is accepted (Apple's own sample passed the
+    challenge's raw bytes). --at defaults to now, --environment to production, --root to Apple's App
     Attestation Root CA. --public-key is 130 hex digits or a file (hex, base64, raw 65 bytes or PEM
     PUBLIC KEY); --counter is the stored counter the assertion must exceed.
     Exit status: 0 verified, 1 refused (the failing step is named), 2 usage or unreadable input.
@@ -36,8 +38,9 @@ enum AppAttestCommand {
         let object = try blob(args.required("attestation"), what: "--attestation")
         let keyID = try self.keyID(args.required("key-id"))
         let appID = try self.appID(args.required("app-id"))
-        guard let clientDataHash = Data(hexString: try args.required("client-data-hash")), clientDataHash.count == 32 else {
-            throw UsageError("--client-data-hash must be 64 hex digits (SHA-256 of what the app passed to attestKey)")
+        // Any length: usually SHA-256 of the challenge (64 hex digits), but Apple's own sample passed the raw challenge.
+        guard let clientDataHash = Data(hexString: try args.required("client-data-hash")), !clientDataHash.isEmpty else {
+            throw UsageError("--client-data-hash must be the hex of the bytes the app passed to attestKey (usually 64 hex digits: SHA-256 of the challenge)")
         }
         let environmentText = args.value("environment") ?? "production"
         guard let environment = AppAttestEnvironment(rawValue: environmentText) else { throw UsageError("--environment must be development or production") }

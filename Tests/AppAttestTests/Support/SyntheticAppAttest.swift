@@ -33,6 +33,8 @@ struct SyntheticAppAttest {
         var coseKey: P256PublicKey? = nil
         var extensions: CBORValue? = nil
         var flags: UInt8 = 0x40
+        /// What the app passes to `attestKey`; nil: SHA-256 of a challenge, as apps usually do.
+        var clientDataHash: Data? = nil
     }
 
     struct Device {
@@ -60,7 +62,7 @@ struct SyntheticAppAttest {
         authData.append(credentialID)
         authData.append(CBOREncoder.encode(cose))
         if let extensions = options.extensions { authData.append(CBOREncoder.encode(extensions)) }
-        let clientDataHash = SHA256Digest.hash(Data("challenge-\(keyID.hexString)".utf8))
+        let clientDataHash = options.clientDataHash ?? SHA256Digest.hash(Data("challenge-\(keyID.hexString)".utf8))
         let nonce = SHA256Digest.hash(authData + clientDataHash)
         let leaf = try! X509CertificateBuilder(commonName: keyID.hexString, serial: 3, notBefore: Self.now - 86_400, notAfter: Self.now + 2 * 86_400,
                                                isCA: false, extensions: [("1.2.840.113635.100.8.2", Data([0x30, 0x24, 0xA1, 0x22, 0x04, 0x20]) + nonce)])
