@@ -6,10 +6,12 @@ import TwoBitsService
 @testable import UseCases
 
 /// A real SQLite ledger whose `abandonIdempotent` fails while `failing` is set (the database down at the
-/// moment an attempt ends); every other call goes through.
+/// moment an attempt ends), and whose `completeIdempotent` fails while `failingCompletes` is set; every other
+/// call goes through.
 final class FailingAbandonLedger: Ledger, Sendable {
     let base: any Ledger
     let failing = Lock(true)
+    let failingCompletes = Lock(false)
     init(_ base: any Ledger) { self.base = base }
 
     func abandonIdempotent(client: String, key: String) async throws(StorageError) {
@@ -31,6 +33,7 @@ final class FailingAbandonLedger: Ledger, Sendable {
     }
     func recordIntent(client: String, key: String, intent: String) async throws(StorageError) { try await base.recordIntent(client: client, key: key, intent: intent) }
     func completeIdempotent(client: String, key: String, status: Int, body: Data) async throws(StorageError) {
+        if failingCompletes.withLock({ $0 }) { throw StorageError("disk full: test") }
         try await base.completeIdempotent(client: client, key: key, status: status, body: body)
     }
     func setPendingAction(_ action: PendingDeviceAction) async throws(StorageError) { try await base.setPendingAction(action) }
