@@ -233,6 +233,11 @@ final class RawClient {
             let malformed = try RawClient(port: server.port)
             malformed.send("POST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 5x\r\n\r\n")
             #expect(malformed.readAll() == "")
+            // The same after an answered request on the connection: the edge's state is per request.
+            let kept = try RawClient(port: server.port)
+            kept.send("GET /x HTTP/1.1\r\nHost: x\r\n\r\nPOST /x HTTP/1.1\r\nHost: x\r\nContent-Length: 5x\r\n\r\n")
+            let keptAnswer = kept.readAll()
+            #expect(keptAnswer.hasPrefix("HTTP/1.1 200") && keptAnswer.components(separatedBy: "HTTP/1.1 ").count == 2, "\(keptAnswer)")
             // The connections it answered are gone; a good request is served.
             let good = try RawClient(port: server.port)
             good.send("GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")

@@ -369,6 +369,11 @@ def test_a_content_length_that_is_no_number_is_closed_without_an_answer(edge):
     for value in [b"5x", b"99999999999999999999999"]:
         data, closed = exchange_all(edge, b"POST /v1/fallback-tokens HTTP/1.1\r\nHost: x\r\nContent-Length: " + value + b"\r\n\r\n")
         assert data == b"" and closed
+    # The same after an answered request on a kept-alive connection (the edge's state is per request).
+    data, closed = exchange_all(edge, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                                      b"POST /v1/fallback-tokens HTTP/1.1\r\nHost: x\r\nContent-Length: 5x\r\n\r\n")
+    status, _, _ = only_answer(data)
+    assert status == 200 and closed
     assert http("GET", edge.url + "/healthz").status == 200
 
 
