@@ -156,5 +156,9 @@ import Testing
         } else { Issue.record("no match") }
         if case .methodNotAllowed(let allowed) = router.match(method: "POST", path: "/healthz") { #expect(allowed == ["GET"]) } else { Issue.record("expected 405") }
         if case .notFound = router.match(method: "GET", path: "/nope") {} else { Issue.record("expected 404") }
+        // Empty segments are never collapsed, and a parameter is never empty.
+        for path in ["//v1/promotions/spring/claim", "/v1//promotions/spring/claim", "/v1/promotions/spring/claim/", "/v1/promotions//claim", "v1/promotions/spring/claim"] {
+            if case .notFound = router.match(method: "POST", path: path) {} else { Issue.record("expected 404 for \(path)") }
+        }
     }
 }

@@ -269,3 +269,131 @@ def test_oversized_headers_and_targets_are_answered_in_json(edge):
     assert status == 414 and error_code(body) == "uri_too_long" and closed
     status, _, body, closed = exchange(edge, b"POST /v1/devices/validate HTTP/1.1\r\nHost: x\r\nContent-Length: 70000\r\n\r\n")
     assert status == 413 and error_code(body) == "payload_too_large" and closed
+
+
+# -- issue 34, hardening round two: the HTTP edge -------------------------------------------------
+
+
+def read_until_closed(s, wait=3.0):
+    """Everything the server sends until it closes the connection (or `wait` seconds of silence)."""
+    s.settimeout(wait)
+    data = b""
+    while True:
+        try:
+            chunk = s.recv(65536)
+        except socket.timeout:
+            return data, False
+        except ConnectionResetError:
+            return data, True
+        if not chunk:
+            return data, True
+        data += chunk
+
+
+def exchange_all(deployment, raw, source="127.0.0.1"):
+    s = connect(deployment, source)
+    try:
+        s.sendall(raw)
+        return read_until_closed(s)
+    finally:
+        s.close()
+
+
+def only_answer(data):
+    """(status, headers, body) of the one answer in `data`; fails when there are more."""
+    assert data.count(b"HTTP/1.1 ") == 1, data[:600]
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers.setdefault(name.strip().lower(), []).append(value.strip())
+    return int(lines[0].split(" ")[1]), headers, body
+
+
+@pytest.mark.parametrize("framing", [
+    b"Content-Length : {n}\r\n",
+    b"Content-Length\t: {n}\r\n",
+    b"Transfer-Encoding : chunked\r\nContent-Length: {n}\r\n",
+    b"X-Note: a\rContent-Length: {n}\r\n",
+], ids=["space-before-colon", "tab-before-colon", "te-with-space-and-cl", "bare-cr"])
+def test_a_header_name_with_whitespace_or_a_bare_cr_smuggles_nothing(edge, framing):
+    # The body is a whole request of its own: were the length not taken, it would run as the next request.
+    smuggled = b"GET /v1/admin/audit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + edge.api_keys["ops"].encode() + b"\r\n\r\n"
+    raw = (b"POST /v1/devices/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + edge.api_keys["main"].encode() +
+           b"\r\nContent-Type: application/json\r\n" + framing.replace(b"{n}", str(len(smuggled)).encode()) + b"\r\n" + smuggled)
+    data, closed = exchange_all(edge, raw)
+    status, headers, body = only_answer(data)
+    assert status == 400 and error_code(body) == "bad_request", data[:600]
+    assert headers.get("connection") == ["close"] and closed
+
+
+def test_two_authorization_headers_are_refused(edge):
+    ops, main = edge.api_keys["ops"].encode(), edge.api_keys["main"].encode()
+    for first, second in [(main, ops), (ops, main)]:
+        status, _, body, closed = exchange(edge, b"GET /v1/admin/audit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + first +
+                                           b"\r\nAuthorization: Bearer " + second + b"\r\n\r\n")
+        assert status == 400 and error_code(body) == "bad_request" and closed
+
+
+def test_empty_path_segments_are_not_collapsed_and_a_repeated_query_parameter_is_refused(edge):
+    ops = {"Authorization": "Bearer " + edge.api_keys["ops"]}
+    assert http("GET", edge.url + "/v1/admin/audit?limit=5", headers=ops).status == 200
+    # A proxy allowing only paths outside /v1/admin/ would let these through: none may reach the admin API.
+    for path in ["//v1/admin/audit", "/v1//admin/audit", "/v1/admin//audit", "/v1/admin/audit/"]:
+        answer = http("GET", edge.url + path, headers=ops)
+        assert answer.status == 404 and answer.error_code == "not_found", (path, answer)
+    for query in ["limit=5&limit=500", "limit=5&%6cimit=500"]:
+        answer = http("GET", edge.url + "/v1/admin/audit?" + query, headers=ops)
+        assert answer.status == 400 and answer.error_code == "bad_request", (query, answer)
+
+
+@pytest.mark.parametrize("raw,status,code", [
+    (b"GET /healthz?q=" + b"a" * 40000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri_too_long"),
+    (b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 65536 + b"\r\n\r\n", 431, "headers_too_large"),
+    (b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"X-Many: 1\r\n" * 400 + b"\r\n", 431, "headers_too_large"),
+    (b"GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n", 505, "http_version_not_supported"),
+    (b"GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", 400, "bad_request"),
+    (b"POST /v1/fallback-tokens HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {main}\r\nContent-Type: application/json\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\nzz\r\n", 400, "bad_request"),
+], ids=["40-kb-target", "64-kb-header", "400-header-lines", "http-2.0", "no-colon", "bad-chunk"])
+def test_answers_libmicrohttpd_gives_itself_are_json(edge, raw, status, code):
+    data, closed = exchange_all(edge, raw.replace(b"{main}", edge.api_keys["main"].encode()))
+    got, headers, body = only_answer(data)
+    assert got == status and headers.get("content-type") == ["application/json"], data[:400]
+    assert error_code(body) == code and b"<html" not in data and closed
+
+
+def test_a_content_length_that_is_no_number_is_closed_without_an_answer(edge):
+    # libmicrohttpd 0.9.75 would write its HTML answer's head twice here: the connection is closed instead.
+    for value in [b"5x", b"99999999999999999999999"]:
+        data, closed = exchange_all(edge, b"POST /v1/fallback-tokens HTTP/1.1\r\nHost: x\r\nContent-Length: " + value + b"\r\n\r\n")
+        assert data == b"" and closed
+    # The same after an answered request on a kept-alive connection (the edge's state is per request).
+    data, closed = exchange_all(edge, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+                                      b"POST /v1/fallback-tokens HTTP/1.1\r\nHost: x\r\nContent-Length: 5x\r\n\r\n")
+    status, _, _ = only_answer(data)
+    assert status == 200 and closed
+    assert http("GET", edge.url + "/healthz").status == 200
+
+
+def test_answers_with_tokens_secrets_or_admin_data_are_not_stored_by_caches(edge):
+    device_token = edge.mint(edge.new_device())
+    answers = {
+        "exchange": edge.exchange(device_token),
+        "debug secret created": edge.post("/v1/admin/debug-secrets", {"name": "cache-probe"}, client="ops"),
+        "debug secrets listed": edge.get("/v1/admin/debug-secrets", client="ops"),
+        "audit": edge.get("/v1/admin/audit", client="ops"),
+        "overview": edge.get("/v1/admin/overview", client="ops"),
+        "refused": edge.get("/v1/admin/audit"),
+        "health": edge.get("/healthz"),
+    }
+    token = answers["exchange"].json["token"]
+    answers["verify"] = edge.verify(token)
+    answers["debug exchange"] = edge.exchange(debug_secret=answers["debug secret created"].json["debug_secret"])
+    for what, answer in answers.items():
+        assert answer.status < 500 and answer.headers.get("Cache-Control") == "no-store", (what, answer, dict(answer.headers))
+    assert edge.get("/.well-known/jwks.json").headers["Cache-Control"] == "public, max-age=300"
+    # The edge's own refusals too.
+    status, headers, _, _ = exchange(edge, b"GET /healthz?a=1&a=2 HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status == 400 and headers.get("cache-control") == ["no-store"]

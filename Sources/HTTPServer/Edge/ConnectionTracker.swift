@@ -19,6 +19,9 @@ final class ConnectionTracker: @unchecked Sendable {
         /// When the connection started waiting for the request it is receiving now; nil while a request
         /// is being handled or answered (the request deadline covers that part).
         private let receivingSince = Lock<ContinuousClock.Instant?>(ContinuousClock.now)
+        /// Whether the edge checks have run for the request being received (`LibraryAnswers` reads it).
+        /// Only the loop that runs the connection's daemon touches it: no lock.
+        var headChecked = false
 
         init(fd: Int32, ip: UInt32) {
             self.fd = fd

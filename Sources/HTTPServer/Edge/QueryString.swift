@@ -1,7 +1,8 @@
 /// Decodes a raw query string (`a=1&b=x%20y`): the server leaves the request target as received and
 /// decodes query values itself, so it can count them first and refuse an encoded NUL.
 enum QueryString {
-    /// The parameters (last value wins), or why they are refused.
+    /// The parameters, or why they are refused. A parameter given twice (after decoding) is refused:
+    /// a proxy or a log may have read the first value where we would read the last.
     static func decode(_ raw: Substring, maxParameters: Int) -> Result<[String: String], HTTPRefusal> {
         let pairs = raw.split(separator: "&", omittingEmptySubsequences: true)
         guard pairs.count <= maxParameters else {
@@ -13,7 +14,9 @@ enum QueryString {
             guard let key = percentDecoded(parts[0]), let value = percentDecoded(parts.count > 1 ? parts[1] : "") else {
                 return .failure(.badRequest("the query string has a malformed or NUL percent-escape"))
             }
-            values[key] = value
+            guard values.updateValue(value, forKey: key) == nil else {
+                return .failure(.badRequest("a query parameter is given more than once"))
+            }
         }
         return .success(values)
     }

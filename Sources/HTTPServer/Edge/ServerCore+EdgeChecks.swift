@@ -19,6 +19,32 @@ struct RawHeaderField {
 
     var name: String { String(decoding: UnsafeRawBufferPointer(start: key, count: keySize), as: UTF8.self) }
     var text: String { value.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: valueSize), as: UTF8.self) } ?? "" }
+
+    /// The name is a token (RFC 9110 §5.1: libmicrohttpd keeps whitespace before the colon in it) and
+    /// the value holds no control character but HTAB (libmicrohttpd ends lines at LF only, so a bare CR
+    /// stays in the value or the name). Byte loops: every header of every request passes here.
+    var isWellFormed: Bool {
+        guard keySize > 0 else { return false }
+        for i in 0..<keySize where !Self.isTokenByte(UInt8(bitPattern: key[i])) { return false }
+        if let value {
+            for i in 0..<valueSize {
+                let byte = UInt8(bitPattern: value[i])
+                if (byte < 0x20 && byte != 0x09) || byte == 0x7F { return false }
+            }
+        }
+        return true
+    }
+
+    /// tchar: `!#$%&'*+-.^_`|~`, digits and letters.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"), UInt8(ascii: "'"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"),
+             UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
+        default: false
+        }
+    }
 }
 
 private final class FieldCollector {
@@ -38,18 +64,23 @@ extension ServerCore {
     /// owner's head check (route, authentication, role, media type).
     func checkHead(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
                    version: UnsafePointer<CChar>?, context: RequestContext) -> HeadOutcome {
+        context.tracked?.headChecked = true
         let collector = FieldCollector()
         withExtendedLifetime(collector) {
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectField, Unmanaged.passUnretained(collector).toOpaque())
         }
         var headers: [String: String] = [:]
         var contentLengths = 0
+        var authorizations = 0
         var transferEncodings: [String] = []
+        var malformedField = false
         for field in collector.fields {
+            if !malformedField, !field.isWellFormed { malformedField = true }
             let name = field.name.lowercased()
             let value = field.text
             headers[name] = value
             if name == "content-length" { contentLengths += 1 }
+            if name == "authorization" { authorizations += 1 }
             if name == "transfer-encoding" { transferEncodings.append(value) }
         }
         let target = context.target
@@ -62,7 +93,15 @@ extension ServerCore {
         if target.utf8.count > configuration.maxURLBytes { return refuse(.urlTooLong) }
         if headerSize > configuration.maxHeaderBytes { return refuse(.headersTooLarge) }
 
-        // Request smuggling: a proxy in front may frame the body by the other header, or the other copy.
+        // Request smuggling: `Content-Length : 5` is no length to libmicrohttpd (its name keeps the space), so
+        // the body would be read as the next request; a proxy may take it as the length, or end the line
+        // at a bare CR (RFC 9112 §5.1, §2.2).
+        if malformedField {
+            return refuse(.badRequest("a header name that is not a token (whitespace before the colon?) or a control character such as a bare CR in a header"))
+        }
+        // Which of two credentials a proxy or logger saw is anyone's guess.
+        if authorizations > 1 { return refuse(.badRequest("more than one Authorization header")) }
+        // A proxy in front may frame the body by the other header, or the other copy.
         if contentLengths > 1 { return refuse(.badRequest("more than one Content-Length header")) }
         if !transferEncodings.isEmpty, contentLengths > 0 {
             return refuse(.badRequest("Transfer-Encoding and Content-Length together"))

@@ -6,9 +6,9 @@ public struct ServerRequest: Sendable {
     /// The path without the query string, exactly as received (never percent-decoded: a `%2f` is not
     /// a separator). Route patterns' parameters are raw path segments too.
     public let path: String
-    /// Query arguments, percent-decoded (last value wins).
+    /// Query arguments, percent-decoded (a parameter given twice is refused at the edge).
     public let query: [String: String]
-    /// Header values keyed by lowercase name (last value wins).
+    /// Header values keyed by lowercase name (last value wins; two `Authorization` headers are refused at the edge).
     public let headers: [String: String]
     public var body: Data
     /// Path parameters filled in by the router (`{id}` segments).

@@ -45,8 +45,11 @@ public struct Router<Handler: Sendable>: Sendable {
     /// request looked up the generic metadata of `Route` and `Match` at run time.
     @inlinable
     public func match(method: String, path: String) -> Match {
-        // Views into the path: a segment becomes a String only when it fills a parameter.
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        // Views into the path: a segment becomes a String only when it fills a parameter. Empty segments
+        // are kept, never collapsed: `//v1/admin/audit` is not `/v1/admin/audit`, or a proxy's rule on the
+        // prefix `/v1/admin/` would be walked around.
+        guard path.utf8.first == UInt8(ascii: "/") else { return .notFound }
+        let parts = path.dropFirst().split(separator: "/", omittingEmptySubsequences: false)
         var allowed: [String] = []
         for index in shapes.indices where Self.fits(shapes[index], parts) {
             if methods[index] == method { return .found(routes[index], parameters: Self.parameters(shapes[index], parts)) }
@@ -55,8 +58,10 @@ public struct Router<Handler: Sendable>: Sendable {
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
     }
 
+    /// A pattern's segments after its leading `/`; `/admin/` ends with an empty literal, so it matches
+    /// `/admin/` only.
     private static func split(_ path: String) -> [String] {
-        path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+        path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map(String.init)
     }
 
     /// Whether the path's segments fit a route's: same count, literals equal byte for byte. Runs for
@@ -65,7 +70,10 @@ public struct Router<Handler: Sendable>: Sendable {
     static func fits(_ segments: [Segment], _ parts: [Substring]) -> Bool {
         guard segments.count == parts.count else { return false }
         for i in segments.indices {
-            if case .literal(let literal) = segments[i], !literal.utf8.elementsEqual(parts[i].utf8) { return false }
+            switch segments[i] {
+            case .literal(let literal): if !literal.utf8.elementsEqual(parts[i].utf8) { return false }
+            case .parameter: if parts[i].isEmpty { return false } // `/v1/promotions//claim` names no promotion
+            }
         }
         return true
     }

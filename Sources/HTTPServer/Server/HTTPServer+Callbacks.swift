@@ -41,6 +41,7 @@ let requestLineHandler: twobits_mhd_uri_log_fn = { cls, uri, connection in
         UnsafeMutablePointer(mutating: mark).advanced(by: 1).pointee = 0
     }
     let tracked = twobits_mhd_socket_context(connection).map { Unmanaged<ConnectionTracker.Connection>.fromOpaque($0).takeUnretainedValue() }
+    tracked?.headChecked = false
     return Unmanaged.passRetained(RequestContext(connection: connection, target: target, tracked: tracked, daemon: daemon)).toOpaque()
 }
 
@@ -134,5 +135,5 @@ private func queue(_ response: ServerResponse, on connection: OpaquePointer) -> 
     guard let mhdResponse else { return .NO }
     defer { MHD_destroy_response(mhdResponse) }
     for (name, value) in response.headers { MHD_add_response_header(mhdResponse, name, value) }
-    return MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    return LibraryAnswers.queue(connection, status: response.status, mhdResponse)
 }

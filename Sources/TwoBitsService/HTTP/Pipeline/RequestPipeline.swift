@@ -66,9 +66,12 @@ struct RequestPipeline: Sendable {
         return framed(error.response, context)
     }
 
-    /// Every answer carries the request id, and its context for the access log.
+    /// Every answer carries the request id, and its context for the access log; and `Cache-Control:
+    /// no-store` unless its route chose otherwise (only the JWKS is cacheable): tokens, debug secrets and
+    /// admin data must never sit in a shared or browser cache, and one default leaves no route out.
     func framed(_ response: ServerResponse, _ context: RequestContext) -> ServerResponse {
         var response = response
+        if response.header("Cache-Control") == nil { response.headers.append(("Cache-Control", "no-store")) }
         response.headers.append(("X-Request-Id", context.requestID))
         response.context = context
         return response
