@@ -1,3 +1,4 @@
+public import DeviceCheckModel
 import FoundationEssentials
 import OutboundHTTP
 import Locking
