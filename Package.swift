@@ -37,7 +37,8 @@ let package = Package(
         // The git commit `make package` builds from, as a macro (-Xcc -DTWOBITS_GIT_COMMIT=...): header only.
         .systemLibrary(name: "CBuildInfo"),
 
-        // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see, and named detached threads (docs/architecture.md).
+        // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see, the FIFO queue such a lock guards, and named
+        // detached threads (docs/architecture.md).
         .target(name: "Locking", dependencies: ["CEventLoop"], swiftSettings: layered),
         // One thread, one epoll set, a Swift TaskExecutor: the runtime every request runs on.
         .target(name: "EventLoops", dependencies: ["CEventLoop", "Locking"], swiftSettings: layered),

@@ -2,24 +2,22 @@ import Locking
 
 /// A counting semaphore for async callers, with a deadline on the wait.
 final class InFlightLimiter: Sendable {
+    /// How a wait for a slot ended.
+    enum Outcome: Sendable {
+        case granted
+        case timedOut
+        case cancelled
+    }
+
     private struct Waiter {
         let id: UInt64
-        let continuation: CheckedContinuation<Bool, Never>
+        let continuation: CheckedContinuation<Outcome, Never>
     }
 
     private struct State {
         var available: Int
-        var waiters: [Waiter] = []
-        var head = 0
+        var waiters = FIFOQueue<Waiter>()
         var nextID: UInt64 = 0
-
-        /// Drops served waiters from the front once they dominate the array.
-        mutating func compact() {
-            if head > 1_024, head * 2 > waiters.count {
-                waiters.removeFirst(head)
-                head = 0
-            }
-        }
     }
 
     private let state: Lock<State>
@@ -35,8 +33,12 @@ final class InFlightLimiter: Sendable {
         baseURL.lowercased().hasPrefix("http://") ? min(maxInFlight, maxConnections) : maxInFlight
     }
 
-    /// Takes a slot; false when none freed up within `timeoutMilliseconds`.
-    func acquire(timeoutMilliseconds: Int) async -> Bool {
+    /// How many callers wait for a slot (tests read it).
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
+    /// Takes a slot; false when none freed up within `timeoutMilliseconds`. A caller cancelled while it
+    /// waits leaves the queue at once and gets `CancellationError`: its slot would go to nobody.
+    func acquire(timeoutMilliseconds: Int) async throws(CancellationError) -> Bool {
         let id: UInt64? = state.withLock { s in
             if s.available > 0 { s.available -= 1; return nil }
             s.nextID += 1
@@ -45,40 +47,43 @@ final class InFlightLimiter: Sendable {
         guard let id else { return true }
         let timer = Task {
             try await Task.sleep(for: .milliseconds(max(0, timeoutMilliseconds)))
-            self.expire(id)
+            self.finish(id, .timedOut)
         }
-        let granted = await withCheckedContinuation { continuation in
-            let immediate: Bool = state.withLock { s in
-                if s.available > 0 { s.available -= 1; return true }
-                s.waiters.append(Waiter(id: id, continuation: continuation))
-                return false
+        defer { timer.cancel() }
+        let outcome = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let immediate: Outcome? = state.withLock { s in
+                    if s.available > 0 { s.available -= 1; return .granted }
+                    // Cancelled before it queued: the handler below found no waiter to take out.
+                    if Task.isCancelled { return .cancelled }
+                    s.waiters.append(Waiter(id: id, continuation: continuation))
+                    return nil
+                }
+                if let immediate { continuation.resume(returning: immediate) }
             }
-            if immediate { continuation.resume(returning: true) }
+        } onCancel: {
+            finish(id, .cancelled)
         }
-        timer.cancel()
-        return granted
+        switch outcome {
+        case .granted: return true
+        case .timedOut: return false
+        case .cancelled: throw CancellationError()
+        }
     }
 
     /// Returns a slot, handing it straight to the longest waiter if there is one.
     func release() {
         let next: Waiter? = state.withLock { s in
-            if s.head < s.waiters.count {
-                let w = s.waiters[s.head]
-                s.head += 1
-                s.compact()
-                return w
-            }
+            if let w = s.waiters.popFirst() { return w }
             s.available += 1
             return nil
         }
-        next?.continuation.resume(returning: true)
+        next?.continuation.resume(returning: .granted)
     }
 
-    private func expire(_ id: UInt64) {
-        let expired: Waiter? = state.withLock { s in
-            guard let index = s.waiters[s.head...].firstIndex(where: { $0.id == id }) else { return nil }
-            return s.waiters.remove(at: index)
-        }
-        expired?.continuation.resume(returning: false)
+    /// Ends the wait of `id` if it still waits (its deadline passed, or its caller was cancelled).
+    private func finish(_ id: UInt64, _ outcome: Outcome) {
+        let ended: Waiter? = state.withLock { s in s.waiters.remove(firstWhere: { $0.id == id }) }
+        ended?.continuation.resume(returning: outcome)
     }
 }
