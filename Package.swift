@@ -37,7 +37,8 @@ let package = Package(
         // The git commit `make package` builds from, as a macro (-Xcc -DTWOBITS_GIT_COMMIT=...): header only.
         .systemLibrary(name: "CBuildInfo"),
 
-        // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see, and named detached threads (docs/architecture.md).
+        // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see, the FIFO queue such a lock guards, and named
+        // detached threads (docs/architecture.md).
         .target(name: "Locking", dependencies: ["CEventLoop"], swiftSettings: layered),
         // One thread, one epoll set, a Swift TaskExecutor: the runtime every request runs on.
         .target(name: "EventLoops", dependencies: ["CEventLoop", "Locking"], swiftSettings: layered),
@@ -53,31 +54,35 @@ let package = Package(
         // The shared ledger for replicas: PostgreSQL through libpq, a bounded pool of connections on threads of their own.
         .target(name: "PostgresLedger", dependencies: ["CPostgres", "Ledger", "Locking"], swiftSettings: layered),
 
-        // Layer 2: Apple's DeviceCheck API, and an emulator of it.
-        .target(name: "DeviceCheck", dependencies: ["TwoBitsCrypto", "OutboundHTTP", "Locking"], swiftSettings: layered),
-        .target(name: "Sandbox", dependencies: ["DeviceCheck", "TwoBitsCrypto", "HTTPServer", "Locking", "AppAttest"], swiftSettings: layered),
+        // Layer 2: Apple's DeviceCheck API: its model (no curl, no event loops: what Policy, UseCases and the
+        // sandbox share), the client that calls Apple over OutboundHTTP, and an emulator of Apple.
+        // Neither module is named DeviceCheck: an app importing Apple's framework as well could not build.
+        .target(name: "DeviceCheckModel", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
+        .target(name: "AppleDeviceCheckClient", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "OutboundHTTP", "Locking"],
+                swiftSettings: layered),
+        .target(name: "Sandbox", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "HTTPServer", "Locking", "AppAttest"], swiftSettings: layered),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
-        .target(name: "Policy", dependencies: ["DeviceCheck", "Ledger", "TwoBitsCrypto"], swiftSettings: layered),
+        .target(name: "Policy", dependencies: ["DeviceCheckModel", "Ledger", "TwoBitsCrypto"], swiftSettings: layered),
         .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
         // App Attest's verification core: a strict CBOR decoder, attestation and assertion verifiers. Stateless.
         .target(name: "AppAttest", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
 
         // Layer 4: the use cases (claims with their idempotency protocol, token exchange, debug secrets, the
         // key ring). Domain outcomes and errors only: no HTTP, no metrics, no logs.
-        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheck", "TwoBitsCrypto", "Locking", "AppAttest"],
+        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheckModel", "TwoBitsCrypto", "Locking", "AppAttest"],
                 swiftSettings: layered),
 
         // Layer 5: the service: configuration, HTTP API (controllers map use cases onto HTTP), metrics, logs.
         // The admin console's HTML, CSS and JavaScript are embedded at build time (`embedInCode`): the binary
         // reads no file beside it, and the assets stay editable as plain files.
         .target(name: "TwoBitsService", dependencies: [
-            "UseCases", "DeviceCheck", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "Locking", "AppAttest",
+            "UseCases", "DeviceCheckModel", "AppleDeviceCheckClient", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "Locking", "AppAttest",
         ], resources: [
             .embedInCode("Console/Assets/index.html"), .embedInCode("Console/Assets/console.js"), .embedInCode("Console/Assets/console.css"),
         ], swiftSettings: layered),
         .executableTarget(name: "twobits", dependencies: [
-            "CBuildInfo", "TwoBitsService", "Sandbox", "DeviceCheck", "Ledger", "SQLiteLedger", "PostgresLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "AppAttest",
+            "CBuildInfo", "TwoBitsService", "Sandbox", "DeviceCheckModel", "Ledger", "SQLiteLedger", "PostgresLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "AppAttest",
             "Locking",
         ], swiftSettings: layered),
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
@@ -88,7 +93,7 @@ let package = Package(
         .executableTarget(name: "LedgerBench", dependencies: ["SQLiteLedger", "Ledger"], path: "Benchmarks/LedgerBench"),
 
         // One property check per parser of untrusted input, shared by the fuzz targets and their replay test.
-        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheck", "TokenSigning", "HTTPServer", "TwoBitsService", "AppAttest"],
+        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheckModel", "AppleDeviceCheckClient", "TokenSigning", "HTTPServer", "TwoBitsService", "AppAttest"],
                 path: "Tests/FuzzChecks"),
 
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
@@ -97,15 +102,19 @@ let package = Package(
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
         .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "Locking", "ChildProcess"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "OutboundHTTP", "EventLoops", "Locking"]),
-        .testTarget(name: "DeviceCheckTests", dependencies: ["DeviceCheck", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "Locking", "ChildProcess", "SeededRandom"]),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheck", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom"]),
+        .testTarget(name: "DeviceCheckModelTests", dependencies: ["DeviceCheckModel"]),
+        // The Apple client against the sandbox, the sandbox's strictness, and the parsers against Python's.
+        .testTarget(name: "AppleDeviceCheckClientTests", dependencies: [
+            "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "Locking", "ChildProcess", "SeededRandom",
+        ]),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheckModel", "AppleDeviceCheckClient", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom"]),
         .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "SeededRandom", "Sandbox"]),
         // The ledger's contract, the same cases over SQLite and PostgreSQL, and PostgreSQL's cross-replica guarantees.
         .testTarget(name: "LedgerContractTests", dependencies: ["Ledger", "SQLiteLedger", "PostgresLedger", "Locking", "EventLoops"]),
         .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
-            "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheck", "TwoBitsCrypto", "TokenSigning",
+            "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheckModel", "TwoBitsCrypto", "TokenSigning",
             "Locking", "AppAttest",
         ]),
     ],

@@ -11,6 +11,7 @@ import Locking
 /// written back without a hop between threads (docs/architecture.md, "Threads"). Watchers, timers and
 /// loop-local values are touched only on the loop's own thread; `execute` and `enqueue` may be called from
 /// any thread.
+// Unchecked: its `var`s are touched only on the loop's own thread (asserted in debug builds); other threads reach only the locked inbox.
 public final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// What a watched descriptor is ready for.
     public struct IOEvents: OptionSet, Sendable {

@@ -10,7 +10,10 @@ public import Darwin
 /// standard library's `Mutex` is invisible to ThreadSanitizer: every access it guards is reported as a
 /// race, which blinds `make sanitize` exactly where `@unchecked Sendable` types need it. A pthread mutex
 /// is what TSan intercepts (the same choice as swift-nio's `NIOLock`). See docs/architecture.md.
-public final class Lock<State>: @unchecked Sendable {
+///
+/// `Sendable` only where `State` is (swift-nio's `NIOLockedValueBox` rule): the lock serialises access to
+/// the state, but a value that is not `Sendable` could still escape `withLock` to another thread.
+public final class Lock<State> {
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline var state: State
 
@@ -57,3 +60,6 @@ extension Lock where State == Void {
         return try body()
     }
 }
+
+// Sound: every access to `state` holds `mutex`, and `State: Sendable` lets what `withLock` returns cross threads.
+extension Lock: @unchecked Sendable where State: Sendable {}

@@ -10,7 +10,7 @@ import Locking
 /// A call made anywhere else (a command, a test) runs on the client's own loop thread, started on first
 /// use. Callers suspend on a continuation and hold no thread while they wait; a cancelled caller's
 /// transfer is taken out of curl at once.
-public final class CurlClient: @unchecked Sendable {
+public final class CurlClient: Sendable {
     private let multis: CurlMultiRegistry
     private let ownLoop = Lock<OwnLoop>(OwnLoop())
 

@@ -7,6 +7,7 @@ import Locking
 /// the list is built once, not for every call (a string and two curl allocations per header, each
 /// freed after the call). curl only reads the list, while a transfer using it runs; each transfer holds
 /// the list it was given, so a list replaced in the cache lives until its last transfer is done.
+// Unchecked: immutable after init (a C list curl only reads), freed when the last transfer holding it is gone.
 final class CurlHeaderList: @unchecked Sendable {
     let headers: [(String, String)]
     let list: UnsafeMutablePointer<curl_slist>?

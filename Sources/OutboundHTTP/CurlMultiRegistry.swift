@@ -15,6 +15,7 @@ final class CurlMultiRegistry: Sendable {
         var closed = false
     }
 
+    // Unchecked: a CurlMulti is used only on its loop's thread; elsewhere `closeAll` reads just its `loop` to go there.
     private struct Weak: @unchecked Sendable { weak var multi: CurlMulti? }
 
     init(maxConnectionsPerHost: Int, maxTotalConnections: Int) {

@@ -4,6 +4,7 @@ import FoundationEssentials
 /// One libcurl easy handle and everything that must live as long as it does.
 ///
 /// Made on the caller's thread; from `CurlMulti.add` on, touched only on the multi's loop thread.
+// Unchecked: made on the caller's thread and handed over once; from `CurlMulti.add` on only its loop's thread touches it.
 final class CurlTransfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
     /// Held while curl may read it.

@@ -7,7 +7,8 @@ import Locking
 /// here) for every Apple call; a reset handle keeps them (`curl_easy_reset` clears every option, so no
 /// header, body or callback of one call reaches the next). Bounded: past `capacity` idle handles, a
 /// finished one is freed as before.
-final class EasyHandlePool: Sendable {
+// Unchecked: the raw handles are only moved in and out of `idle` under its lock, and an idle handle belongs to no one.
+final class EasyHandlePool: @unchecked Sendable {
     /// One pool for the process: transfers are made on any loop (or off the loops) and finish on theirs.
     static let shared = EasyHandlePool(capacity: 1_024)
 

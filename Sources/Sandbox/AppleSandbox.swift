@@ -1,4 +1,4 @@
-import DeviceCheck
+import DeviceCheckModel
 public import FoundationEssentials
 public import HTTPServer
 import TwoBitsCrypto

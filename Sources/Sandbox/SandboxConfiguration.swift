@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 public import TwoBitsCrypto
 
 /// What the sandbox accepts: one team's developer key, like Apple.

@@ -1,5 +1,6 @@
 @testable import EventLoops
 import Foundation
+import Locking
 import Testing
 
 /// A loop that woke for a few events waits a moment and takes what else became ready (`EventLoop.merge`):
@@ -132,9 +133,8 @@ extension EventLoopCoalescingTests {
     }
 }
 
-private final class Counter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var counts: [Int32: Int] = [:]
-    func add(_ fd: Int32) { lock.lock(); counts[fd, default: 0] += 1; lock.unlock() }
-    func count(_ fd: Int32) -> Int { lock.lock(); defer { lock.unlock() }; return counts[fd, default: 0] }
+private final class Counter: Sendable {
+    private let counts = Lock<[Int32: Int]>([:])
+    func add(_ fd: Int32) { counts.withLock { $0[fd, default: 0] += 1 } }
+    func count(_ fd: Int32) -> Int { counts.withLock { $0[fd, default: 0] } }
 }

@@ -15,6 +15,7 @@ import Testing
 
     /// A lock with no state of its own guards state kept elsewhere (as SQLiteConnection's guards its C handle).
     @Test func aLockWithoutStateGuardsStateKeptElsewhere() {
+        // Unchecked: every access to `value` holds `lock`, which is what the test checks.
         final class Counter: @unchecked Sendable { var value = 0 }
         let lock = Lock(())
         let counter = Counter()
@@ -39,6 +40,7 @@ import Testing
 /// ThreadSanitizer must report, proving the sanitizer run can see races at all.
 @Suite struct ThreadSanitizerProbe {
     /// Plain memory: no reference counting between the racing writes that could order them.
+    // Unchecked, and deliberately unsound: the race ThreadSanitizer must report.
     struct Unguarded: @unchecked Sendable { let pointer: UnsafeMutablePointer<Int> }
 
     @Test func deliberateRaceIsReported() {

@@ -1,5 +1,5 @@
 import ChildProcess
-import DeviceCheck
+import DeviceCheckModel
 import Foundation
 import Policy
 import Sandbox

@@ -1,4 +1,4 @@
-import DeviceCheck
+import DeviceCheckModel
 import Foundation
 import Sandbox
 import Testing

@@ -1,4 +1,4 @@
-import DeviceCheck
+import DeviceCheckModel
 import Ledger
 import Policy
 import Testing

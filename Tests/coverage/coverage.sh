@@ -56,10 +56,10 @@ for row in open(sys.argv[1]):
         continue
     module = cols[0].split("/")[0]
     lines[module] += int(cols[7]); missed[module] += int(cols[8])
-print(f"{'module':<16} {'lines':>7} {'missed':>7} {'cover':>7}")
+print(f"{'module':<24} {'lines':>7} {'missed':>7} {'cover':>7}")
 for m in sorted(lines, key=lambda m: (lines[m] - missed[m]) / max(1, lines[m])):
-    print(f"{m:<16} {lines[m]:>7} {missed[m]:>7} {100 * (lines[m] - missed[m]) / max(1, lines[m]):>6.1f}%")
+    print(f"{m:<24} {lines[m]:>7} {missed[m]:>7} {100 * (lines[m] - missed[m]) / max(1, lines[m]):>6.1f}%")
 t, u = sum(lines.values()), sum(missed.values())
-print(f"{'TOTAL':<16} {t:>7} {u:>7} {100 * (t - u) / max(1, t):>6.1f}%")
+print(f"{'TOTAL':<24} {t:>7} {u:>7} {100 * (t - u) / max(1, t):>6.1f}%")
 PY
 exit $failed

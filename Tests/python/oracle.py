@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent oracle for TwoBits' parsers (run by Tests/DeviceCheckTests/OracleTests.swift).
+"""Independent oracle for TwoBits' parsers (run by Tests/AppleDeviceCheckClientTests/OracleTests.swift).
 
 Reads DIR/cases.txt, one case a line: KIND <b64 input> <swift verdict> <b64 payload>, where the verdict
 is "ok" or "refuse", and checks each against Python's own json, base64 and datetime:

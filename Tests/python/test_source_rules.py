@@ -1,6 +1,12 @@
 """Rules of the source tree that the compiler does not check."""
+import functools
+import json
 import re
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PRODUCT = REPO / "Sources"
@@ -58,3 +64,151 @@ def test_make_fuzz_runs_every_fuzz_target(tmp_path):
     for name in targets:
         assert f'"{name}"' in package, f"{name} is not a target of Tests/Fuzz/Package.swift"
         assert (fuzz / "Corpus" / name).is_dir(), f"{name} has no Tests/Fuzz/Corpus/{name}"
+
+
+# --- The layers (docs/architecture.md, "Targets and their dependencies"), as Package.swift declares them. ---
+
+# The C and OS modules each product target (Sources/) may import: C only in the thin wrappers, and no
+# Foundation beyond FoundationEssentials (the rule above). A new target gets a line here.
+OS = {"Glibc", "Darwin"}
+ALLOWED_SYSTEM_IMPORTS = {
+    "Locking": {"CEventLoop"} | OS,
+    "EventLoops": {"CEventLoop", "Dispatch"} | OS,
+    "TwoBitsCrypto": {"COpenSSL", "FoundationEssentials", "Synchronization"} | OS,
+    "OutboundHTTP": {"CCurl", "FoundationEssentials"} | OS,
+    "HTTPServer": {"CMicroHTTPD", "FoundationEssentials"} | OS,
+    "Ledger": {"FoundationEssentials"},
+    "SQLiteLedger": {"CSQLite", "Dispatch", "FoundationEssentials"} | OS,
+    "PostgresLedger": {"CPostgres", "Dispatch", "FoundationEssentials"} | OS,
+    "DeviceCheckModel": {"FoundationEssentials"},
+    "AppleDeviceCheckClient": {"FoundationEssentials"},
+    "Sandbox": {"FoundationEssentials"},
+    "Policy": {"FoundationEssentials"},
+    "TokenSigning": {"FoundationEssentials", "Glibc"},
+    "AppAttest": {"FoundationEssentials"},
+    "UseCases": {"FoundationEssentials", "Glibc"},
+    "TwoBitsService": {"FoundationEssentials", "Glibc", "Synchronization"},
+    "twobits": {"CBuildInfo", "Dispatch", "FoundationEssentials", "Glibc"},
+}
+
+# What the domain layers never reach, even transitively: curl, MHD, the databases, and the Apple client.
+IO = {"OutboundHTTP", "HTTPServer", "CCurl", "CMicroHTTPD", "CSQLite", "CPostgres", "SQLiteLedger", "PostgresLedger",
+      "AppleDeviceCheckClient"}
+FORBIDDEN_DEPENDENCIES = {
+    "DeviceCheckModel": IO | {"EventLoops"},
+    "Policy": IO,
+    "UseCases": IO,
+    # The sandbox is a server (HTTPServer over MHD), and stands in for Apple without the client.
+    "Sandbox": IO - {"HTTPServer", "CMicroHTTPD"},
+}
+
+# Only the composition root and the CLI build the Apple client.
+MAY_DEPEND_ON_THE_CLIENT = {"TwoBitsService", "twobits"}
+
+# Apple's frameworks (and the toolchain's own modules): a module of ours with one of these names cannot be
+# imported beside it (an app importing Apple's DeviceCheck and ours could not build).
+APPLE_MODULES = {
+    "Accelerate", "AppIntents", "AppKit", "AppTrackingTransparency", "ARKit", "AuthenticationServices", "AVFoundation",
+    "BackgroundTasks", "CallKit", "CloudKit", "Combine", "Compression", "Contacts", "CoreBluetooth", "CoreData",
+    "CoreFoundation", "CoreGraphics", "CoreLocation", "CoreML", "CoreMotion", "CoreTelephony", "CryptoKit",
+    "CryptoTokenKit", "Darwin", "DeviceCheck", "Dispatch", "EventKit", "Foundation", "FoundationEssentials",
+    "FoundationNetworking", "GameKit", "HealthKit", "ImageIO", "Intents", "LocalAuthentication", "MapKit", "MessageUI",
+    "Metal", "Network", "NetworkExtension", "ObjectiveC", "Observation", "os", "PassKit", "Photos", "PushKit",
+    "QuartzCore", "SafariServices", "Security", "StoreKit", "SwiftData", "SwiftUI", "Synchronization",
+    "SystemConfiguration", "Testing", "UIKit", "UserNotifications", "Vision", "WebKit", "WidgetKit", "XCTest",
+}
+
+IMPORT = re.compile(r"^\s*(?:@[\w(): ,]+\s+)*(?:public |package |internal |private |fileprivate )?import\s+"
+                    r"(?:(?:struct|class|enum|protocol|func|var|let|typealias)\s+)?([A-Za-z_]\w*)", re.M)
+
+
+@functools.cache
+def package():
+    """`swift package describe --type json`: the targets, their paths and declared dependencies."""
+    swift = shutil.which("swift")
+    if swift is None:
+        pytest.skip("needs the Swift toolchain (swift package describe)")
+    done = subprocess.run([swift, "package", "describe", "--type", "json"], cwd=REPO, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def targets():
+    return {t["name"]: t for t in package()["targets"]}
+
+
+def declared(name):
+    return set(targets()[name].get("target_dependencies") or [])
+
+
+def closure(name):
+    seen, todo = set(), [name]
+    while todo:
+        for dependency in declared(todo.pop()) - seen:
+            seen.add(dependency)
+            todo.append(dependency)
+    return seen
+
+
+def product_targets():
+    """The targets of the product and its benchmarks: not tests, test support or C modules."""
+    return {n: t for n, t in targets().items()
+            if t["type"] in ("library", "executable") and not t["path"].startswith("Tests/")}
+
+
+def test_no_target_is_named_like_an_apple_framework():
+    apple = {m.lower() for m in APPLE_MODULES}
+    clashes = sorted(n for n in targets() if n.lower() in apple)
+    assert not clashes, f"targets named like an Apple framework: {clashes}"
+
+
+def test_domain_layers_never_depend_on_io_even_transitively():
+    problems = [f"{n} reaches {sorted(closure(n) & forbidden)}"
+                for n, forbidden in FORBIDDEN_DEPENDENCIES.items() if closure(n) & forbidden]
+    assert not problems, "\n".join(problems)
+
+
+def test_only_the_composition_root_and_the_cli_depend_on_the_apple_client():
+    dependents = {n for n in product_targets() if "AppleDeviceCheckClient" in declared(n)}
+    assert dependents <= MAY_DEPEND_ON_THE_CLIENT, sorted(dependents - MAY_DEPEND_ON_THE_CLIENT)
+
+
+def test_each_product_target_imports_only_its_allowed_c_and_os_modules():
+    ours = {n for n, t in targets().items() if t["type"] != "system-target"}
+    problems = []
+    for name, target in sorted(product_targets().items()):
+        if not target["path"].startswith("Sources/"):
+            continue
+        if name not in ALLOWED_SYSTEM_IMPORTS:
+            problems.append(f"{name}: no line in ALLOWED_SYSTEM_IMPORTS (say which C and OS modules it may import)")
+            continue
+        for path in sorted((REPO / target["path"]).rglob("*.swift")):
+            for module in IMPORT.findall(path.read_text()):
+                if module not in ours and module not in ALLOWED_SYSTEM_IMPORTS[name]:
+                    problems.append(f"{path.relative_to(REPO)}: {name} may not import {module}")
+    assert not problems, "\n".join(problems)
+
+
+def architecture_diagram():
+    """Each `Name (Dep, Dep)` line of the diagram in docs/architecture.md whose Name is a product target."""
+    text = (REPO / "docs" / "architecture.md").read_text()
+    section = text.split("## Targets and their dependencies", 1)[1]
+    diagram = section.split("```", 2)[1]
+    names = product_targets()
+    entries = {}
+    for line in diagram.splitlines():
+        match = re.match(r"^\s+([A-Za-z0-9]+) \(([^)]*)\)", line)
+        if match and match.group(1) in names:
+            assert match.group(1) not in entries, f"{match.group(1)} appears twice in the diagram"
+            entries[match.group(1)] = {d.strip() for d in match.group(2).split(",") if d.strip()}
+    return entries
+
+
+def test_the_architecture_diagram_states_each_targets_dependencies_as_package_swift_does():
+    diagram = architecture_diagram()
+    problems = [f"{n}: missing from docs/architecture.md's diagram" for n in sorted(product_targets()) if n not in diagram]
+    for name, dependencies in sorted(diagram.items()):
+        if dependencies != declared(name):
+            problems.append(f"{name}: the diagram says {sorted(dependencies)}, Package.swift {sorted(declared(name))}")
+    assert not problems, "\n".join(problems)

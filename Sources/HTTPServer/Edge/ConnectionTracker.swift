@@ -11,9 +11,9 @@ import Locking
 /// as it would for any client that hung up. The socket number cannot have been reused by then: MHD
 /// calls the CLOSED notification (`closed(_:)`, which takes the same lock as `closeOverdue`) before it
 /// closes the socket, so a connection still in the table still owns its socket.
-final class ConnectionTracker: @unchecked Sendable {
+final class ConnectionTracker: Sendable {
     /// One open connection; MHD keeps an unretained pointer to it as the connection's socket context.
-    final class Connection: @unchecked Sendable {
+    final class Connection: Sendable {
         let fd: Int32
         let ip: UInt32
         /// When the connection started waiting for the request it is receiving now; nil while a request

@@ -11,7 +11,7 @@ import Locking
 /// handled (Apple calls included, when the client is a `CurlClient`) and answered on the thread that
 /// accepted it. An awaiting request holds no thread, and every request has a deadline because a
 /// suspended connection never times out by itself.
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (ServerRequest) async -> ServerResponse
 
     /// What the daemons need of the server (they hold it, not the server).

@@ -5,6 +5,7 @@ import FoundationEssentials
 /// One libmicrohttpd daemon run by one event loop: its epoll set is watched by the loop's, `MHD_run`
 /// is called on the loop when it is ready, and the requests it suspends are handled by tasks on the
 /// same loop. Everything here runs on that loop's thread.
+// Unchecked: its `var`s (the MHD daemon, its descriptors) are touched only on its loop's thread.
 final class LoopDaemon: @unchecked Sendable {
     /// Held strongly: the core outlives a dropped `HTTPServer` for as long as a daemon or callback needs it.
     let core: ServerCore

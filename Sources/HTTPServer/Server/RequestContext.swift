@@ -3,6 +3,7 @@ import FoundationEssentials
 
 /// Per-request state that libmicrohttpd keeps for us in `con_cls` between calls of the access handler.
 /// Touched only on the thread of the loop whose daemon owns the connection.
+// Unchecked: libmicrohttpd calls back for a connection only on its daemon's loop thread, the only one touching this.
 final class RequestContext: @unchecked Sendable {
     /// The request target (path and query) exactly as received.
     let target: String

@@ -6,7 +6,7 @@ import FoundationEssentials
 /// The daemons hold the core, never the `HTTPServer` the owner holds: so an owner that drops its server
 /// without `shutdown()` (a test that failed half-way) frees it, and the server's `deinit` stops the
 /// daemons on their loops, with nothing left that reads the freed server.
-final class ServerCore: @unchecked Sendable {
+final class ServerCore: Sendable {
     let configuration: HTTPServerConfiguration
     let handler: HTTPServer.Handler
     let oversizedBody: @Sendable (ServerRequest) -> ServerResponse

@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 
 /// What a device's bits mean under the layout.
 public struct DeviceMeaning: Sendable, Equatable {

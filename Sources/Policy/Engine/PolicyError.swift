@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 public import Ledger
 
 /// Why a policy operation did not happen.

@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 
 /// A promotion a device has claimed, and the month of the write that claimed it.
 public struct PromotionClaim: Sendable, Equatable {

@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 
 /// A successful claim.
 public struct ClaimOutcome: Sendable, Equatable {

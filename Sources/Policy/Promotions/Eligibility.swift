@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 
 /// The answer to "could this device claim now?", without writing.
 public struct Eligibility: Sendable, Equatable {

@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 
 /// A campaign that each physical device may claim once, on one bit, between two months.
 public struct Promotion: Sendable, Equatable {

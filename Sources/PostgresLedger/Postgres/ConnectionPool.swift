@@ -10,17 +10,17 @@ import Dispatch
 /// A broken connection is dropped and the job fails at once; the next job reconnects, and while the
 /// server refuses connections, jobs within `backoff` of the last refusal fail without trying again.
 final class ConnectionPool: Sendable {
-    private final class Job: @unchecked Sendable {
-        enum Work {
+    private final class Job: Sendable {
+        enum Work: Sendable {
             /// Runs on a worker; returns the error instead of resuming, so the worker decides (retry, reconnect).
-            case body((PostgresConnection) -> PostgresError?)
+            case body(@Sendable (PostgresConnection) -> PostgresError?)
             /// One statement, sent in one pipeline with the other statements queued behind it.
-            case statement(PostgresStatement, succeed: ([PostgresRow]) -> Void)
+            case statement(PostgresStatement, succeed: @Sendable ([PostgresRow]) -> Void)
         }
         let deadline: ContinuousClock.Instant
         let work: Work
-        let fail: (StorageError) -> Void
-        init(deadline: ContinuousClock.Instant, work: Work, fail: @escaping (StorageError) -> Void) {
+        let fail: @Sendable (StorageError) -> Void
+        init(deadline: ContinuousClock.Instant, work: Work, fail: @escaping @Sendable (StorageError) -> Void) {
             self.deadline = deadline
             self.work = work
             self.fail = fail
@@ -33,8 +33,7 @@ final class ConnectionPool: Sendable {
     static let pipelineLimit = 32
 
     private struct State {
-        var queue: [Job] = []
-        var head = 0
+        var queue = FIFOQueue<Job>()
         var closed = false
         /// The reaper sleeps without a timeout (only `submit` wakes it); otherwise it ticks by itself.
         var reaperIdle = false
@@ -42,18 +41,9 @@ final class ConnectionPool: Sendable {
         /// The most statements one pipeline has carried (tests read it: batching is the point of `execute`).
         var largestPipeline = 0
 
-        var isEmpty: Bool { head == queue.count }
-        var first: Job? { head < queue.count ? queue[head] : nil }
-        mutating func pop() -> Job? {
-            guard head < queue.count else { return nil }
-            let job = queue[head]
-            head += 1
-            if head > 64, head * 2 > queue.count {
-                queue.removeFirst(head)
-                head = 0
-            }
-            return job
-        }
+        var isEmpty: Bool { queue.isEmpty }
+        var first: Job? { queue.first }
+        mutating func pop() -> Job? { queue.popFirst() }
     }
 
     private let uri: String
@@ -167,7 +157,7 @@ final class ConnectionPool: Sendable {
         var emptyTicks = 0
         while true {
             let next = state.withLock { s -> (closed: Bool, deadline: ContinuousClock.Instant?) in
-                (s.closed, s.isEmpty ? nil : s.queue[s.head].deadline)
+                (s.closed, s.queue.first?.deadline)
             }
             if next.closed { break }
             if let deadline = next.deadline {
@@ -177,7 +167,7 @@ final class ConnectionPool: Sendable {
                 let expired = state.withLock { s -> [Job] in
                     var jobs: [Job] = []
                     let now = ContinuousClock.now
-                    while !s.isEmpty, s.queue[s.head].deadline <= now, let job = s.pop() { jobs.append(job) }
+                    while let first = s.first, first.deadline <= now, let job = s.pop() { jobs.append(job) }
                     return jobs
                 }
                 let error = busyError()

@@ -7,6 +7,7 @@ import Glibc
 /// The URI goes to libpq as it is (`PQconnectdbParams` with `expand_dbname`), so libpq's own environment
 /// variables (PGHOST, PGPASSWORD, PGSSLMODE…) and the URI's `sslmode` keep working. Defaults for a
 /// connect timeout, TCP keepalives and the application name come first, so the URI overrides them.
+// Unchecked: libpq's handle is used by one thread at a time, the pool worker (or the caller, before the pool) that owns it.
 final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     /// Statements prepared on this session, by their text: the server parses and plans each once per

@@ -29,7 +29,7 @@ final class GroupCommit: Sendable {
     /// The loops that keep a queue for this ledger, to free it there when the ledger goes.
     private let loops = Lock<[WeakLoop]>([])
 
-    private struct WeakLoop: @unchecked Sendable { weak var loop: EventLoop? }
+    private struct WeakLoop: Sendable { weak var loop: EventLoop? }
 
     init(db: SQLiteConnection, batchLimit: Int = 128, lingerTurns: Int = 3) {
         self.db = db
@@ -120,6 +120,7 @@ private final class ValueBox<T> {
 }
 
 /// Carries a loop-local value into a closure run on the same loop.
+// Unchecked: sound only because the closure carrying it runs on the loop the value belongs to (`loop.execute`).
 private struct UncheckedSendable<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }

@@ -7,6 +7,7 @@ import Glibc
 ///
 /// Statements are short (single-row reads and writes on indexed keys), so holding the lock for
 /// the duration of a statement costs microseconds; no call blocks on I/O for long in WAL mode.
+// Unchecked: `handle` and the statement cache are used only while holding `lock`.
 public final class SQLiteConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     /// Serialises every use of `handle` (so SQLite's own per-call mutex is not needed: `SQLITE_OPEN_NOMUTEX`).

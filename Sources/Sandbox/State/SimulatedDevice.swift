@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 
 /// One simulated physical device: its bits and month, per environment like Apple's two hosts.
 public struct SimulatedDevice: Sendable, Equatable {

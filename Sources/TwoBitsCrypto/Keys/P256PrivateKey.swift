@@ -2,6 +2,7 @@ import COpenSSL
 import FoundationEssentials
 
 /// A P-256 private key held by OpenSSL. Immutable after creation, so it is safe to share across threads.
+// Unchecked: the OpenSSL key is never changed after init, and OpenSSL allows concurrent use of a key read-only.
 public final class P256PrivateKey: @unchecked Sendable {
     let pkey: OpaquePointer
 

@@ -2,6 +2,7 @@ import COpenSSL
 public import FoundationEssentials
 
 /// A P-256 public key: verifies ES256 signatures and describes itself as a JWK.
+// Unchecked: the OpenSSL key is never changed after init, and OpenSSL allows concurrent use of a key read-only.
 public final class P256PublicKey: @unchecked Sendable {
     let pkey: OpaquePointer
 

@@ -5,6 +5,7 @@ public import FoundationEssentials
 ///
 /// A digest context initialised once with the key is copied for each signature, which skips
 /// the per-call key setup (about 15% faster than initialising every time).
+// Unchecked: `template` is never used in place, only copied (read) into a fresh context for each signature.
 public final class ES256Signer: @unchecked Sendable {
     public let key: P256PrivateKey
     private let template: OpaquePointer

@@ -4,6 +4,7 @@ import FoundationEssentials
 /// An intermediate whose signature by one of a verifier's roots has already been checked, with a trust store
 /// that holds it as the anchor of a partial chain. The root's signature over the same DER under the same key
 /// cannot change, so it is checked once; everything that depends on the time or the leaf is checked every call.
+// Unchecked: its OpenSSL store is filled in init and only read by verifications afterwards.
 final class AnchoredIntermediate: @unchecked Sendable {
     let certificate: X509Certificate
     /// The root that signed it: its validity period is still judged at each verification's time.

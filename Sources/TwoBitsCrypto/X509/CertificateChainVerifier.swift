@@ -12,6 +12,7 @@ import Locking
 /// `maxAnchoredIntermediates` of them): later chains through the same intermediate skip the root's signature
 /// over it, the same bytes under the same key, and check everything else again. For App Attest that is one
 /// P-384 verification in two, every intermediate being Apple's same CA.
+// Unchecked: the OpenSSL store is filled in init and only read afterwards; the cache of intermediates is behind a Lock.
 public final class CertificateChainVerifier: @unchecked Sendable {
     private let store: OpaquePointer
     /// Kept alive because the store points at their OpenSSL objects.

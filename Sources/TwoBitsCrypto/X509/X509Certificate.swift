@@ -2,6 +2,7 @@ import COpenSSL
 public import FoundationEssentials
 
 /// One X.509 certificate held by OpenSSL. Immutable after parsing, so it is safe to share across threads.
+// Unchecked: the OpenSSL certificate is never changed after parsing, and OpenSSL allows concurrent reads of it.
 public final class X509Certificate: @unchecked Sendable {
     let cert: OpaquePointer
     /// Held as an array, not Data: Data's enum layout tags its storage pointer, so LeakSanitizer would

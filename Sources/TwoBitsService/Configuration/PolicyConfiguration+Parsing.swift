@@ -1,4 +1,4 @@
-import DeviceCheck
+import DeviceCheckModel
 public import Policy
 import TwoBitsCrypto
 

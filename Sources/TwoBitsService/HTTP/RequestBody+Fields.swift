@@ -1,4 +1,4 @@
-import DeviceCheck
+import DeviceCheckModel
 
 extension RequestBody {
     /// `device_token` as a `DeviceToken`: 400 bad_request when absent, not a string or over the

@@ -1,4 +1,5 @@
-import DeviceCheck
+import AppleDeviceCheckClient
+import DeviceCheckModel
 
 /// Feeds the Apple client's per-attempt events into the registry and the console's overview.
 struct AppleCallMetrics: AppleCallObserver {

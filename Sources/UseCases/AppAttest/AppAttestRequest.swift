@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 
 /// What an attestation or assertion request carries besides the App Attest bytes.
 public struct AppAttestRequest: Sendable {

@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 
 /// One claim of a promotion by a device, as parsed by the transport.
 public struct ClaimRequest: Sendable {

@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 public import FoundationEssentials
 public import Ledger
 import TwoBitsCrypto

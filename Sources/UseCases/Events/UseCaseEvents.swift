@@ -3,7 +3,7 @@ import Policy
 public import TokenSigning
 
 /// What the use cases report as they run, so the service can count it (metrics stay out of this layer,
-/// as the Apple client's `AppleCallObserver` keeps them out of DeviceCheck).
+/// as the Apple client's `AppleCallObserver` keeps them out of AppleDeviceCheckClient).
 public protocol UseCaseEvents: Sendable {
     /// A claim ended: claimed, replayed, refused, or turned away while its twin runs.
     func claim(promotion: String, _ event: ClaimEvent)

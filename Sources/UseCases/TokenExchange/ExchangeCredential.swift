@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 
 /// What a client shows to get a fallback token.
 public enum ExchangeCredential: Sendable {

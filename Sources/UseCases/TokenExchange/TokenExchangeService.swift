@@ -1,4 +1,4 @@
-public import DeviceCheck
+public import DeviceCheckModel
 import FoundationEssentials
 public import Ledger
 public import Policy

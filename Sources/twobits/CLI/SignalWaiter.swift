@@ -4,6 +4,7 @@ import FoundationEssentials
 import Glibc
 
 /// Turns SIGINT/SIGTERM into an awaited event and SIGHUP into a callback.
+// Unchecked: `sources` is written only by `waitForTermination`, called once, by one task; the signal handlers never touch it.
 final class SignalWaiter: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
 

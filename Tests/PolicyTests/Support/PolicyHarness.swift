@@ -1,4 +1,5 @@
-import DeviceCheck
+import AppleDeviceCheckClient
+import DeviceCheckModel
 import Foundation
 import Policy
 import Sandbox
@@ -8,7 +9,7 @@ import Locking
 import Testing
 import TwoBitsCrypto
 
-// Helpers adapted from Tests/DeviceCheckTests/Support/SandboxHarness.swift (test targets do not import each other).
+// Helpers adapted from Tests/AppleDeviceCheckClientTests/Support/SandboxHarness.swift (test targets do not import each other).
 
 let sandboxTeamID = "TEAMID1234"
 let sandboxKeyID = "KEYID12345"

@@ -1,4 +1,5 @@
-import DeviceCheck
+import AppleDeviceCheckClient
+import DeviceCheckModel
 import Foundation
 import Sandbox
 import Testing

@@ -1,3 +1,4 @@
+public import DeviceCheckModel
 public import FoundationEssentials
 
 extension AppleDeviceCheckClient {

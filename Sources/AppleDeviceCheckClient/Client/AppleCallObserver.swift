@@ -1,3 +1,5 @@
+public import DeviceCheckModel
+
 /// Receives one event per HTTP attempt against Apple, for metrics. Must be cheap and non-blocking.
 public protocol AppleCallObserver: Sendable {
     /// - Parameters:

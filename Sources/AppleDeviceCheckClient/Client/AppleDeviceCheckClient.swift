@@ -1,3 +1,4 @@
+public import DeviceCheckModel
 import FoundationEssentials
 import OutboundHTTP
 import Locking
@@ -72,7 +73,12 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
 
     private func call(_ endpoint: AppleEndpoint, token: DeviceToken, bits: Bits?) async throws(DeviceCheckError) -> Answer {
         let deadline = ContinuousClock.now + .milliseconds(configuration.timeoutMilliseconds)
-        guard await limiter.acquire(timeoutMilliseconds: configuration.timeoutMilliseconds) else {
+        let acquired: Bool
+        do { acquired = try await limiter.acquire(timeoutMilliseconds: configuration.timeoutMilliseconds) } catch {
+            // Nobody waits for the answer any more; nothing was sent, as when curl drops a cancelled call.
+            throw .unavailable(.connectionFailed("cancelled"))
+        }
+        guard acquired else {
             observer?.appleCall(endpoint: endpoint, outcome: TransientFailure.overloaded.label, seconds: 0)
             throw .unavailable(.overloaded)
         }
