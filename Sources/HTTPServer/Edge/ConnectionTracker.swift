@@ -20,8 +20,8 @@ final class ConnectionTracker: Sendable {
         /// is being handled or answered (the request deadline covers that part).
         private let receivingSince = Lock<ContinuousClock.Instant?>(ContinuousClock.now)
         /// Whether the edge checks have run for the request being received (`LibraryAnswers` reads it).
-        /// Only the loop that runs the connection's daemon touches it: no lock.
-        var headChecked = false
+        /// Only the loop that runs the connection's daemon touches it: no lock, and sound unchecked.
+        nonisolated(unsafe) var headChecked = false
 
         init(fd: Int32, ip: UInt32) {
             self.fd = fd

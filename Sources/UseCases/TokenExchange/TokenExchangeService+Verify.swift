@@ -1,4 +1,4 @@
-import DeviceCheck
+import DeviceCheckModel
 import FoundationEssentials
 import Ledger
 import TokenSigning
