@@ -1,4 +1,5 @@
 import DeviceCheck
+import TokenSigning
 
 extension RequestBody {
     /// `device_token` as a `DeviceToken`: 400 bad_request when absent, not a string or over the
@@ -15,6 +16,16 @@ extension RequestBody {
         guard let id = try optionalString("install_id") else { return nil }
         guard Self.isInstallID(id) else { throw .badRequest("install_id must be 1-128 characters of A-Z a-z 0-9 . _ -") }
         return id
+    }
+
+    /// An optional `binding` (the user's session id or OAuth token, as the main API sees it): 1-1,024 bytes
+    /// of UTF-8. Never echoed in the error: it is a credential.
+    func binding() throws(APIError) -> SessionBinding? {
+        guard let value = try optionalString("binding") else { return nil }
+        guard let binding = SessionBinding(value) else {
+            throw .badRequest("binding must be 1-\(SessionBinding.maxBytes) bytes of UTF-8 (the session id or OAuth token)")
+        }
+        return binding
     }
 
     static func isInstallID(_ id: String) -> Bool {

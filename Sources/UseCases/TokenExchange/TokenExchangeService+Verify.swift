@@ -1,12 +1,13 @@
 import FoundationEssentials
 import Ledger
-import TokenSigning
+public import TokenSigning
 
 extension TokenExchangeService {
-    /// Verifies a token; with `consume`, marks a limited-use token used (exactly once across callers).
-    public func verify(_ token: String, consume: Bool) async throws(VerifyError) -> VerifyOutcome {
+    /// Verifies a token (bound to `binding` when given); with `consume`, marks a limited-use token used
+    /// (exactly once across callers). A token bound elsewhere is never consumed.
+    public func verify(_ token: String, binding: SessionBinding? = nil, consume: Bool) async throws(VerifyError) -> VerifyOutcome {
         let now = Date()
-        switch keys.verifier().verify(token, now: now) {
+        switch keys.verifier().verify(token, binding: binding, now: now) {
         case .failure(let failure):
             events.tokenVerified(failure: failure)
             return .invalid(failure)
