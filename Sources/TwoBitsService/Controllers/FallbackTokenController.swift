@@ -19,10 +19,11 @@ struct FallbackTokenController: Sendable {
         routes.add("POST", "/v1/fallback-tokens", .role(.tokens)) { request throws(APIError) in
             let service = try enabled(exchange)
             let body = try request.jsonBody()
-            try body.allowOnly(["device_token", "debug_secret", "install_id", "limited_use", "binding"])
+            try body.allowOnly(["device_token", "debug_secret", "install_id", "limited_use", "binding", "app_attest_status"])
             let installID = try body.installID()
             let limitedUse = try body.optionalBool("limited_use") ?? false
             let binding = try body.binding()
+            let fallbackReason = try body.appAttestStatus()
             let credential: ExchangeCredential
             switch (body.fields["device_token"] != nil, try body.optionalString("debug_secret")) {
             case (true, nil): credential = .deviceToken(try body.deviceToken())
@@ -32,7 +33,7 @@ struct FallbackTokenController: Sendable {
             let issued: IssuedToken
             do throws(ExchangeError) {
                 issued = try await service.exchange(credential, installID: installID, limitedUse: limitedUse, binding: binding,
-                                                    client: request.clientName)
+                                                    fallbackReason: fallbackReason, client: request.clientName)
             } catch { throw APIError(error) }
             // Written directly: this is the hot route. The token is base64url and dots; the tier a fixed word.
             let answer = #"{"expires_in":"# + String(issued.expiresIn) + #","tier":""# + issued.tier.rawValue

@@ -1,5 +1,6 @@
 import DeviceCheck
 import TokenSigning
+import UseCases
 
 extension RequestBody {
     /// `device_token` as a `DeviceToken`: 400 bad_request when absent, not a string or over the
@@ -26,6 +27,15 @@ extension RequestBody {
             throw .badRequest("binding must be 1-\(SessionBinding.maxBytes) bytes of UTF-8 (the session id or OAuth token)")
         }
         return binding
+    }
+
+    /// An optional `app_attest_status`: why the app used the DeviceCheck tier, one of the documented reasons.
+    func appAttestStatus() throws(APIError) -> AppAttestFallbackReason? {
+        guard let value = try optionalString("app_attest_status") else { return nil }
+        guard let reason = AppAttestFallbackReason(rawValue: value) else {
+            throw .badRequest("app_attest_status must be one of " + AppAttestFallbackReason.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return reason
     }
 
     static func isInstallID(_ id: String) -> Bool {

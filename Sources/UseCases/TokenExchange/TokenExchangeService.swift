@@ -26,9 +26,10 @@ public struct TokenExchangeService: Sendable {
         self.events = events
     }
 
-    /// Checks the credential and issues a token of the matching tier, bound to `binding` when given.
+    /// Checks the credential and issues a token of the matching tier, bound to `binding` when given;
+    /// `fallbackReason` (why the app did not use App Attest) is counted once the token is issued.
     public func exchange(_ credential: ExchangeCredential, installID: String?, limitedUse: Bool, binding: SessionBinding? = nil,
-                         client: String) async throws(ExchangeError) -> IssuedToken {
+                         fallbackReason: AppAttestFallbackReason? = nil, client: String) async throws(ExchangeError) -> IssuedToken {
         let tier: Tier
         switch credential {
         case .debugSecret(let secret):
@@ -65,6 +66,7 @@ public struct TokenExchangeService: Sendable {
         let subject = installID ?? "anon_" + SecureRandom.bytes(16).base64URLEncodedString()
         let issued = keys.issuer().issue(subject: subject, tier: tier, limitedUse: limitedUse, ttlSeconds: ttl, binding: binding)
         events.tokenIssued(tier: tier, limitedUse: limitedUse)
+        if let fallbackReason { events.appAttestFallback(reason: fallbackReason) }
         return IssuedToken(token: issued.token, tier: tier, expiresIn: ttl)
     }
 
