@@ -11,8 +11,11 @@ from test_app_attest import APP_ATTEST, attested
 REASONS = ["unsupported", "not_enrolled", "throttled", "attest_failed", "assert_failed", "network"]
 
 
-@pytest.fixture
-def deployment(twobits_factory):
+@pytest.fixture(params=["sqlite", "postgres"])
+def deployment(request, twobits_factory):
+    if request.param == "postgres":
+        database = request.getfixturevalue("postgres").create_database("adoption")
+        return twobits_factory(extra={"app_attest": APP_ATTEST, "database": database})
     return twobits_factory(extra={"app_attest": APP_ATTEST})
 
 
