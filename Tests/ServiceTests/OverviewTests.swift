@@ -42,6 +42,28 @@ import UseCases
         #expect(OverviewReport.percentile(1.0, [3: 60, 5: 39, 13: 1]) == 10_000, "the overflow bucket reports the last bound")
     }
 
+    @Test func adoptionSetsStrongTierTokensAgainstFallbackTokensAndTheirReasons() {
+        let hour = StatisticIncrement.hour(of: now)
+        let s = { (f: String, sub: String, out: String, h: Int64, n: Int64) in
+            StatisticIncrement(family: f, subject: sub, outcome: out, bucket: 0, hour: h, count: n)
+        }
+        let report = OverviewReport(statistics: [
+            s("token", "appattest", "issued", hour, 6), s("token", "devicecheck", "issued", hour, 3), s("token", "debug", "issued", hour, 1),
+            s("token", "fallback", "reused", hour, 5), s("token", "appattest", "nonce_mismatch", hour, 2),        // refusals: not tokens
+            s(OverviewReport.adoptionFamily, "unsupported", "issued", hour, 2), s(OverviewReport.adoptionFamily, "network", "issued", hour, 1),
+            s("token", "appattest", "issued", hour - 3_600, 4),                                                   // strong tier only
+            s("token", "devicecheck", "issued", hour - 30 * 3_600, 8),                                            // older than 24 hours
+            s(OverviewReport.adoptionFamily, "unsupported", "issued", hour - 30 * 3_600, 8),
+        ], pendingBans: 0, keys: [], dropped: 0, now: now)
+        let expected: [OverviewReport.AdoptionHour] = [
+            OverviewReport.AdoptionHour(hour: "2027-01-15T07:00Z", strong_tier: 4, fallback: 0, fallback_by_reason: [:], fallback_unreported: 0,
+                                        strong_share: 1),
+            OverviewReport.AdoptionHour(hour: "2027-01-15T08:00Z", strong_tier: 6, fallback: 4, fallback_by_reason: ["unsupported": 2, "network": 1],
+                                        fallback_unreported: 1, strong_share: 0.6),
+        ]
+        #expect(report.app_attest_adoption_per_hour == expected)
+    }
+
     @Test func theOverviewShowsWhatJustHappenedThroughTheServer() async throws {
         let h = try await ServiceHarness()
         let device = h.freshDevice()

@@ -189,6 +189,22 @@ def test_ban_audit_overview_unban(deployment, browser):
     assert browser_errors(browser) == []
 
 
+def test_the_overview_shows_app_attest_adoption_and_why_apps_fell_back(deployment, browser):
+    browser.get_log("browser")
+    for status in ("unsupported", "unsupported", "network", None):
+        fields = {"app_attest_status": status} if status else {}
+        assert deployment.exchange(deployment.mint(deployment.new_device()), **fields).status == 201
+    go(browser, "overview")
+    wait_for(browser, lambda d: "App Attest adoption per hour" in d.find_element(By.ID, "overview-body").text)
+    overview = browser.find_element(By.ID, "overview-body").text
+    assert browser.find_elements(By.CSS_SELECTOR, '#overview-body svg.chart[aria-label^="App Attest adoption"]'), overview
+    # This deployment has no App Attest: every token is a fallback token, the strong share 0 %.
+    assert "unsupported: 2" in overview and "network: 1" in overview and "no reason given:" in overview, overview
+    assert "0.0 %" in overview, overview
+    shot(browser, "overview-adoption")
+    assert browser_errors(browser) == []
+
+
 def test_pending_order_by_install_id_is_cancellable(deployment, browser):
     if deployment.request("DELETE", "/v1/admin/bans/pending/install-none", client="ops").status == 405:
         pytest.skip("the server has no console admin API yet (cancel pending)")

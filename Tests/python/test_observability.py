@@ -92,11 +92,11 @@ def observed(twobits_module_factory, tmp_path_factory):
     url = f"http://127.0.0.1:{port}"
     try:
         wait_until(lambda: http("GET", url + "/-/ready", timeout=2).status == 200, 30, "prometheus", prometheus, directory / "prometheus.log")
-        # Load: exchanges (one reused, one verified), claims (some over the client's rate), an admin ban, Apple failing twice.
+        # Load: exchanges (one reused, one verified, one saying why it did not use App Attest), claims (some over the client's rate), an admin ban, Apple failing twice.
         tokens = [deployment.mint(deployment.new_device()) for _ in range(4)]
         issued = deployment.exchange(tokens[0])
         assert issued.status == 201, issued
-        assert deployment.exchange(tokens[1]).status == 201
+        assert deployment.exchange(tokens[1], app_attest_status="unsupported").status == 201
         assert deployment.exchange(tokens[1]).status == 409
         assert deployment.verify(issued.json["token"]).status == 200
         statuses = [deployment.post(f"/v1/promotions/{PROMOTION}/claim", {"device_token": deployment.mint(deployment.new_device())},

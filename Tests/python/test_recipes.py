@@ -54,8 +54,10 @@ def fake_jwks():
     server.close()
 
 
-def run(recipe, token, jwks_url, audience=AUDIENCE, tiers="devicecheck", consume=None):
+def run(recipe, token, jwks_url, audience=AUDIENCE, tiers="devicecheck", consume=None, binding=None):
     arguments = [*recipe, "--jwks-url", jwks_url, "--issuer", ISSUER, "--audience", audience, "--tiers", tiers]
+    if binding is not None:
+        arguments += ["--binding", binding]
     if consume:
         arguments += ["--consume-url", consume[0], "--api-key", consume[1]]
     return subprocess.run([*arguments, token], capture_output=True, text=True, timeout=60)
@@ -137,3 +139,26 @@ def test_a_limited_use_token_is_accepted_once_after_consuming_it(recipe, deploym
     first = run(recipe, token, deployment.jwks_url(), consume=consume)
     assert first.returncode == 0, first.stderr
     assert refused(run(recipe, token, deployment.jwks_url(), consume=consume), "already_consumed")
+
+
+def test_a_bound_token_is_accepted_only_with_its_binding(recipe, deployment):
+    session = "sess_9d2e-é-41"
+    token = fresh_token(deployment, binding=session)
+    accepted = run(recipe, token, deployment.jwks_url(), binding=session)
+    assert accepted.returncode == 0, accepted.stderr
+    for other in (session + "x", session[:-1], "sess_9d2e-e-41"):
+        assert refused(run(recipe, token, deployment.jwks_url(), binding=other), "binding_mismatch")
+    # A route without a session does not check bindings: the bound token passes as before.
+    assert run(recipe, token, deployment.jwks_url()).returncode == 0
+
+
+def test_an_unbound_token_is_refused_where_a_binding_is_checked(recipe, deployment):
+    assert refused(run(recipe, fresh_token(deployment), deployment.jwks_url(), binding="sess_1"), "binding_mismatch")
+
+
+def test_a_bound_limited_use_token_is_consumed_only_under_its_binding(recipe, deployment):
+    token = fresh_token(deployment, binding="sess_owner", limited_use=True)
+    consume = (deployment.url + "/v1/fallback-tokens/verify", deployment.api_keys["main"])
+    assert refused(run(recipe, token, deployment.jwks_url(), consume=consume, binding="sess_thief"), "binding_mismatch")
+    first = run(recipe, token, deployment.jwks_url(), consume=consume, binding="sess_owner")
+    assert first.returncode == 0, first.stderr

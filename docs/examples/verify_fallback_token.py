@@ -8,7 +8,10 @@ no call to TwoBits per request:
      is cacheable for 5 minutes; PyJWKClient caches it and refetches when it meets an unknown `kid`,
      which is what happens right after TwoBits rotates its signing key.
   2. Check the ES256 signature, `iss`, `aud` and `exp` (and that `iat`, `sub`, `jti` are there).
-  3. Gate every route on the `tier` claim. A fallback token proves much less than App Attest: only
+  3. When the token is bound to a session (claim `bnd`, the base64url SHA-256 of the session id or OAuth
+     token the app gave TwoBits as `binding`), check it against the session of THIS request
+     (`check_binding`): a token lifted from one account is then useless under another.
+  4. Gate every route on the `tier` claim. A fallback token proves much less than App Attest: only
      that Apple recognised a real device (tier "devicecheck"), or that a developer holds a debug
      secret (tier "debug", development only). A token WITHOUT a `tier` claim, or with a tier this
      code does not know, is an INVALID token. It is never a pass, and never "unrestricted".
@@ -25,6 +28,9 @@ Usage:
 `verify` raises `jwt.InvalidTokenError` (or a subclass) for every token that must be refused, and
 `jwt.PyJWKClientError` when the JWKS cannot be fetched or holds no key for the token's `kid`.
 """
+import base64
+import hashlib
+import hmac
 import threading
 
 import jwt
@@ -99,6 +105,16 @@ def verify(token, jwks_url, issuer, audience):
     return claims
 
 
+def check_binding(claims, binding):
+    """Refuses (jwt.InvalidTokenError "binding_mismatch") a token not bound to `binding`: the session id or
+    OAuth token of the request, exactly as the app gave it to TwoBits. A token without `bnd` is refused
+    too: once a route checks bindings, an unbound token could come from any session. Constant-time compare."""
+    expected = base64.urlsafe_b64encode(hashlib.sha256(binding.encode("utf-8")).digest()).rstrip(b"=")
+    bound = claims.get("bnd") if isinstance(claims, dict) else None
+    if not isinstance(bound, str) or not hmac.compare_digest(bound.encode("utf-8"), expected):
+        raise jwt.InvalidTokenError("binding_mismatch")
+
+
 def allowed(claims, route_class):
     """Whether verified claims may use a route of `route_class` (see ROUTE_CLASS_TIERS).
 
@@ -113,13 +129,16 @@ def allowed(claims, route_class):
     return tier in ROUTE_CLASS_TIERS.get(route_class, frozenset())
 
 
-def consume(token, verify_url, api_key):
+def consume(token, verify_url, api_key, binding=None):
     """Marks a limited-use token (`lim`) used at TwoBits before the main API honours it; raises
     jwt.InvalidTokenError unless this is its first use. `verify_url`: TwoBits' /v1/fallback-tokens/verify,
-    `api_key`: a key with the `tokens` role."""
+    `api_key`: a key with the `tokens` role; `binding`: the request's session, checked by TwoBits too."""
     import json
     import urllib.request
-    request = urllib.request.Request(verify_url, data=json.dumps({"token": token, "consume": True}).encode(), method="POST",
+    body = {"token": token, "consume": True}
+    if binding is not None:
+        body["binding"] = binding
+    request = urllib.request.Request(verify_url, data=json.dumps(body).encode(), method="POST",
                                      headers={"Content-Type": "application/json", "Authorization": f"Bearer {api_key}"})
     with urllib.request.urlopen(request, timeout=5) as response:
         answer = json.load(response)
@@ -141,15 +160,18 @@ if __name__ == "__main__":
     parser.add_argument("--tiers", default="devicecheck", help="comma-separated tiers this route accepts")
     parser.add_argument("--consume-url", help="TwoBits' /v1/fallback-tokens/verify, to consume limited-use tokens")
     parser.add_argument("--api-key", help="an API key with the tokens role, for --consume-url")
+    parser.add_argument("--binding", help="the session id or OAuth token of this request: the token must be bound to it")
     arguments = parser.parse_args()
     try:
         verified = verify(arguments.token, arguments.jwks_url, arguments.issuer, arguments.audience)
+        if arguments.binding is not None:
+            check_binding(verified, arguments.binding)
         if verified["tier"] not in arguments.tiers.split(","):
             raise jwt.InvalidTokenError(f"tier_not_allowed: {verified['tier']!r}")
         if verified.get("lim") is True:
             if not arguments.consume_url:
                 raise jwt.InvalidTokenError("limited_use: consume it through TwoBits (--consume-url) before honouring it")
-            consume(arguments.token, arguments.consume_url, arguments.api_key)
+            consume(arguments.token, arguments.consume_url, arguments.api_key, arguments.binding)
     except (jwt.InvalidTokenError, jwt.PyJWKClientError) as error:
         raise SystemExit(f"invalid token: {error}")
     print(json.dumps(verified, indent=2, sort_keys=True))

@@ -3,7 +3,8 @@ public import FoundationEssentials
 /// One hourly counter of the figures the admin console's overview shows (claims, tokens, Apple calls),
 /// added to by every process sharing the ledger, so the figures survive restarts and cover every replica.
 public struct StatisticIncrement: Sendable, Hashable {
-    /// What is counted: `claim`, `token` or `apple` (`StatisticsRecorder` writes them, `OverviewReport` reads them).
+    /// What is counted: `claim`, `token`, `apple` or `app_attest_fallback` (`StatisticsRecorder` writes them,
+    /// `OverviewReport` reads them). Any name: the table is keyed by it, so a new family needs no migration.
     public var family: String
     /// The promotion, the tier or the Apple endpoint.
     public var subject: String

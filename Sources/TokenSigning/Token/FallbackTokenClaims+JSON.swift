@@ -15,6 +15,12 @@ extension FallbackTokenClaims {
         case .bool(let b)?: lim = b
         default: return nil
         }
-        self.init(iss: iss, aud: aud, sub: sub, iat: iat, exp: exp, jti: jti, tier: tier, lim: lim)
+        var bnd: String?
+        switch claims["bnd"] {
+        case nil, .null?: bnd = nil
+        case .string(let s)?: bnd = s
+        default: return nil
+        }
+        self.init(iss: iss, aud: aud, sub: sub, iat: iat, exp: exp, jti: jti, tier: tier, lim: lim, bnd: bnd)
     }
 }

@@ -10,8 +10,10 @@ public struct FallbackTokenClaims: Codable, Sendable, Equatable {
     public let tier: Tier
     /// Present and true on limited-use tokens (consumable once through verify).
     public let lim: Bool?
+    /// Present on tokens bound to a session: the base64url SHA-256 of the binding (`SessionBinding`).
+    public let bnd: String?
 
-    public init(iss: String, aud: String, sub: String, iat: Int64, exp: Int64, jti: String, tier: Tier, lim: Bool?) {
+    public init(iss: String, aud: String, sub: String, iat: Int64, exp: Int64, jti: String, tier: Tier, lim: Bool?, bnd: String? = nil) {
         self.iss = iss
         self.aud = aud
         self.sub = sub
@@ -20,6 +22,7 @@ public struct FallbackTokenClaims: Codable, Sendable, Equatable {
         self.jti = jti
         self.tier = tier
         self.lim = lim
+        self.bnd = bnd
     }
 
     public var limitedUse: Bool { lim == true }

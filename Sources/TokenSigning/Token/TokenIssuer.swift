@@ -18,11 +18,13 @@ public struct TokenIssuer: Sendable {
         self.audience = audience
     }
 
-    /// Issues a token for `subject` living `ttlSeconds`.
-    public func issue(subject: String, tier: Tier, limitedUse: Bool, ttlSeconds: Int, now: Date = Date()) -> (token: String, claims: FallbackTokenClaims) {
+    /// Issues a token for `subject` living `ttlSeconds`, bound to `binding` (claim `bnd`) when given.
+    public func issue(subject: String, tier: Tier, limitedUse: Bool, ttlSeconds: Int, binding: SessionBinding? = nil,
+                      now: Date = Date()) -> (token: String, claims: FallbackTokenClaims) {
         let iat = Int64(now.timeIntervalSince1970)
         let claims = FallbackTokenClaims(iss: issuer, aud: audience, sub: subject, iat: iat, exp: iat + Int64(ttlSeconds),
-                                         jti: SecureRandom.base64URL(bytes: 16), tier: tier, lim: limitedUse ? true : nil)
+                                         jti: SecureRandom.base64URL(bytes: 16), tier: tier, lim: limitedUse ? true : nil,
+                                         bnd: binding?.claim)
         return (JWS.sign(headerJSON: header, claimsJSON: Self.payload(claims), signer: signer), claims)
     }
 
@@ -32,6 +34,10 @@ public struct TokenIssuer: Sendable {
         json.reserveCapacity(256)
         json.append(contentsOf: #"{"aud":"#.utf8)
         JSONString.append(c.aud, to: &json)
+        if let bnd = c.bnd {
+            json.append(contentsOf: #","bnd":"#.utf8)
+            JSONString.append(bnd, to: &json)
+        }
         json.append(contentsOf: #","exp":"#.utf8)
         json.append(contentsOf: String(c.exp).utf8)
         json.append(contentsOf: #","iat":"#.utf8)

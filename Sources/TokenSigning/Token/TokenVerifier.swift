@@ -13,6 +13,8 @@ public struct TokenVerifier: Sendable {
         /// A `tier: debug` token shown to a server whose Apple environment is not `development` (one whose key
         /// directory is shared with a development server). Decided by the caller, which knows the environment.
         case debugTier = "debug_tier"
+        /// A binding was given and the token's `bnd` does not name it (or the token has none).
+        case bindingMismatch = "binding_mismatch"
     }
 
     let keys: [String: P256PublicKey]
@@ -27,8 +29,10 @@ public struct TokenVerifier: Sendable {
         self.audience = audience
     }
 
-    /// Checks structure, key, signature, issuer, audience and expiry, in that order.
-    public func verify(_ token: String, now: Date = Date()) -> Result<FallbackTokenClaims, Failure> {
+    /// Checks structure, key, signature, issuer, audience, expiry and, when a binding is given, that the token
+    /// is bound to it, in that order. Without a binding a bound token is valid (its `bnd` is in the claims):
+    /// a main API that does not check bindings keeps working while apps start sending them.
+    public func verify(_ token: String, binding: SessionBinding? = nil, now: Date = Date()) -> Result<FallbackTokenClaims, Failure> {
         guard token.utf8.count <= 8_192, let parts = JWS.decode(token) else { return .failure(.malformed) }
         guard parts.header["alg"]?.stringValue == "ES256", let kid = parts.header["kid"]?.stringValue else { return .failure(.malformed) }
         guard let key = keys[kid] else { return .failure(.unknownKey) }
@@ -38,6 +42,7 @@ public struct TokenVerifier: Sendable {
         guard claims.iss == issuer else { return .failure(.wrongIssuer) }
         guard claims.aud == audience else { return .failure(.wrongAudience) }
         guard Int64(now.timeIntervalSince1970) < claims.exp else { return .failure(.expired) }
+        if let binding, !binding.matches(claims.bnd) { return .failure(.bindingMismatch) }
         return .success(claims)
     }
 }

@@ -28,7 +28,7 @@ struct AppAttestController: Sendable {
         routes.add("POST", "/v1/app-attest/attestations", .role(.tokens)) { request throws(APIError) in
             let exchange = try enabled()
             let body = try request.jsonBody()
-            try body.allowOnly(["key_id", "attestation_object", "challenge", "device_token", "install_id", "limited_use"])
+            try body.allowOnly(["key_id", "attestation_object", "challenge", "device_token", "install_id", "limited_use", "binding"])
             let attestation = try Self.bytes(body, "attestation_object")
             let input = try Self.request(body, keyID: try body.string("key_id"), client: request.clientName)
             let issue: AppAttestIssue
@@ -41,7 +41,8 @@ struct AppAttestController: Sendable {
         routes.add("POST", "/v1/app-attest/assertions", .role(.tokens)) { request throws(APIError) in
             let exchange = try enabled()
             let body = try request.jsonBody()
-            try body.allowOnly(["key_id", "artifact", "assertion", "client_data", "challenge", "device_token", "install_id", "limited_use"])
+            try body.allowOnly(["key_id", "artifact", "assertion", "client_data", "challenge", "device_token", "install_id", "limited_use",
+                                "binding"])
             let keyID: String
             switch (try body.optionalString("key_id"), try body.optionalString("artifact")) {
             case (let id?, nil): keyID = id
@@ -94,7 +95,7 @@ struct AppAttestController: Sendable {
         let challenge = try body.string("challenge")
         let deviceToken = body.fields["device_token"] == nil ? nil : try body.deviceToken()
         return AppAttestRequest(keyID: keyID, challenge: challenge, deviceToken: deviceToken, installID: try body.installID(),
-                                limitedUse: try body.optionalBool("limited_use") ?? false, client: client)
+                                limitedUse: try body.optionalBool("limited_use") ?? false, binding: try body.binding(), client: client)
     }
 
     /// A base64 field (standard or URL alphabet, padded or not), as the app sends what iOS returned.

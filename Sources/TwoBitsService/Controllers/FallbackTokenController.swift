@@ -19,9 +19,11 @@ struct FallbackTokenController: Sendable {
         routes.add("POST", "/v1/fallback-tokens", .role(.tokens)) { request throws(APIError) in
             let service = try enabled(exchange)
             let body = try request.jsonBody()
-            try body.allowOnly(["device_token", "debug_secret", "install_id", "limited_use"])
+            try body.allowOnly(["device_token", "debug_secret", "install_id", "limited_use", "binding", "app_attest_status"])
             let installID = try body.installID()
             let limitedUse = try body.optionalBool("limited_use") ?? false
+            let binding = try body.binding()
+            let fallbackReason = try body.appAttestStatus()
             let credential: ExchangeCredential
             switch (body.fields["device_token"] != nil, try body.optionalString("debug_secret")) {
             case (true, nil): credential = .deviceToken(try body.deviceToken())
@@ -30,7 +32,8 @@ struct FallbackTokenController: Sendable {
             }
             let issued: IssuedToken
             do throws(ExchangeError) {
-                issued = try await service.exchange(credential, installID: installID, limitedUse: limitedUse, client: request.clientName)
+                issued = try await service.exchange(credential, installID: installID, limitedUse: limitedUse, binding: binding,
+                                                    fallbackReason: fallbackReason, client: request.clientName)
             } catch { throw APIError(error) }
             // Written directly: this is the hot route. The token is base64url and dots; the tier a fixed word.
             let answer = #"{"expires_in":"# + String(issued.expiresIn) + #","tier":""# + issued.tier.rawValue
@@ -41,11 +44,12 @@ struct FallbackTokenController: Sendable {
         routes.add("POST", "/v1/fallback-tokens/verify", .role(.tokens)) { request throws(APIError) in
             let service = try enabled(exchange)
             let body = try request.jsonBody()
-            try body.allowOnly(["token", "consume"])
+            try body.allowOnly(["token", "consume", "binding"])
             let token = try body.string("token")
             let consume = try body.optionalBool("consume") ?? false
+            let binding = try body.binding()
             let outcome: VerifyOutcome
-            do throws(VerifyError) { outcome = try await service.verify(token, consume: consume) } catch { throw APIError(error) }
+            do throws(VerifyError) { outcome = try await service.verify(token, binding: binding, consume: consume) } catch { throw APIError(error) }
             switch outcome {
             case .valid(let claims, let alreadyConsumed):
                 struct Answer: Encodable { let valid: Bool; let claims: FallbackTokenClaims; let already_consumed: Bool }

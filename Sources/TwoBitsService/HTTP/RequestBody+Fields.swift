@@ -1,4 +1,6 @@
 import DeviceCheckModel
+import TokenSigning
+import UseCases
 
 extension RequestBody {
     /// `device_token` as a `DeviceToken`: 400 bad_request when absent, not a string or over the
@@ -15,6 +17,25 @@ extension RequestBody {
         guard let id = try optionalString("install_id") else { return nil }
         guard Self.isInstallID(id) else { throw .badRequest("install_id must be 1-128 characters of A-Z a-z 0-9 . _ -") }
         return id
+    }
+
+    /// An optional `binding` (the user's session id or OAuth token, as the main API sees it): 1-1,024 bytes
+    /// of UTF-8. Never echoed in the error: it is a credential.
+    func binding() throws(APIError) -> SessionBinding? {
+        guard let value = try optionalString("binding") else { return nil }
+        guard let binding = SessionBinding(value) else {
+            throw .badRequest("binding must be 1-\(SessionBinding.maxBytes) bytes of UTF-8 (the session id or OAuth token)")
+        }
+        return binding
+    }
+
+    /// An optional `app_attest_status`: why the app used the DeviceCheck tier, one of the documented reasons.
+    func appAttestStatus() throws(APIError) -> AppAttestFallbackReason? {
+        guard let value = try optionalString("app_attest_status") else { return nil }
+        guard let reason = AppAttestFallbackReason(rawValue: value) else {
+            throw .badRequest("app_attest_status must be one of " + AppAttestFallbackReason.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return reason
     }
 
     static func isInstallID(_ id: String) -> Bool {

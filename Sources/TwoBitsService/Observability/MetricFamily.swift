@@ -76,6 +76,9 @@ extension MetricFamily {
     // App Attest
     public static let appAttestRefusals = MetricFamily("twobits_app_attest_refusals_total", .counter,
                                                 "App Attest challenges, attestations and assertions refused, by reason", labels: ["reason"])
+    public static let appAttestFallbackReasons = MetricFamily("twobits_app_attest_fallback_reasons_total", .counter,
+                                                       "Fallback tokens issued to apps that said why they did not use App Attest, by reason",
+                                                       labels: ["reason"])
 
     // Ledger
     public static let ledgerCallSeconds = MetricFamily("twobits_ledger_call_seconds", .histogram,
@@ -95,6 +98,6 @@ extension MetricFamily {
         httpRequests, httpReceiveTimeouts, rateLimited, appleCalls, appleCallSeconds, promotionClaims, installs, automaticBans,
         manualBans, pendingBansApplied, fallbackTokensIssued, fallbackExchangesRefused, fallbackVerifications, fallbackConsumes,
         httpRequestSeconds, httpRequestsInFlight, httpMaxConnections, readinessCheck, signingKeyAge, ledgerCallSeconds,
-        unsavedResolutions, appAttestRefusals,
+        unsavedResolutions, appAttestRefusals, appAttestFallbackReasons,
     ]
 }

@@ -62,6 +62,11 @@ struct UseCaseMetrics: UseCaseEvents {
         statistics.count("token", tier.rawValue, "issued")
     }
 
+    func appAttestFallback(reason: AppAttestFallbackReason) {
+        registry.increment(.appAttestFallbackReasons, reason.rawValue)
+        statistics.count(OverviewReport.adoptionFamily, reason.rawValue, "issued")
+    }
+
     func pendingActionApplied(_ kind: PendingDeviceAction.Kind) {
         registry.increment(.pendingBansApplied, kind.rawValue)
     }

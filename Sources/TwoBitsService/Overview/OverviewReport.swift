@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Ledger
+import TokenSigning
 import UseCases
 
 /// What `GET /v1/admin/overview` answers: the ledger's hourly counters summed into the console's figures
@@ -17,6 +18,19 @@ struct OverviewReport: Encodable {
         let hour: String
         var issued: Int64 = 0
         var refused: [String: Int64] = [:]
+    }
+
+    /// One hour of App Attest adoption: strong-tier tokens against fallback tokens, and why apps fell back.
+    struct AdoptionHour: Encodable, Equatable {
+        let hour: String
+        var strong_tier: Int64 = 0
+        var fallback: Int64 = 0
+        /// Fallback tokens whose app gave `app_attest_status`, by reason.
+        var fallback_by_reason: [String: Int64] = [:]
+        /// Fallback tokens whose app gave no reason.
+        var fallback_unreported: Int64 = 0
+        /// strong_tier / (strong_tier + fallback); absent in an hour without tokens.
+        var strong_share: Double?
     }
 
     struct AppleCalls: Encodable, Equatable {
@@ -39,6 +53,7 @@ struct OverviewReport: Encodable {
     let pending_bans: Int
     let claims_per_day: [ClaimDay]
     let fallback_tokens_per_hour: [TokenHour]
+    let app_attest_adoption_per_hour: [AdoptionHour]
     let apple_calls: [AppleCalls]
     let signing_keys: [SigningKey]
     /// Counts kept in memory and dropped because the ledger refused writes for too long (normally 0).
@@ -51,6 +66,8 @@ struct OverviewReport: Encodable {
     static let neutralClaimOutcomes: Set<String> = ["replayed", "in_progress"]
     /// Token subjects counted as fallback tokens issued.
     static let fallbackTiers: Set<String> = ["devicecheck", "debug"]
+    /// The family of the fallback reasons apps give (`app_attest_status`): subject the reason, outcome `issued`.
+    static let adoptionFamily = "app_attest_fallback"
 
     init(statistics: [StatisticIncrement], pendingBans: Int, keys: [SigningKeyStatus], dropped: Int, now: Date) {
         generated_at = Self.iso(now)
@@ -61,6 +78,7 @@ struct OverviewReport: Encodable {
 
         var days: [String: ClaimDay] = [:]
         var hours: [Int64: TokenHour] = [:]
+        var adoption: [Int64: AdoptionHour] = [:]
         var apple: [String: (endpoint: String, outcome: String, count: Int64, buckets: [Int: Int64])] = [:]
         for s in statistics {
             switch s.family {
@@ -75,6 +93,16 @@ struct OverviewReport: Encodable {
                 if s.outcome == "issued" { if Self.fallbackTiers.contains(s.subject) { entry.issued += s.count } }
                 else if s.subject == "fallback" { entry.refused[s.outcome, default: 0] += s.count }
                 hours[s.hour] = entry
+                if s.outcome == "issued" {
+                    var hour = adoption[s.hour] ?? AdoptionHour(hour: Self.hourLabel(s.hour))
+                    if s.subject == Tier.appattest.rawValue { hour.strong_tier += s.count }
+                    else if Self.fallbackTiers.contains(s.subject) { hour.fallback += s.count }
+                    adoption[s.hour] = hour
+                }
+            case Self.adoptionFamily where s.hour >= hourStart:
+                var hour = adoption[s.hour] ?? AdoptionHour(hour: Self.hourLabel(s.hour))
+                hour.fallback_by_reason[s.subject, default: 0] += s.count
+                adoption[s.hour] = hour
             case "apple" where s.hour >= hourStart:
                 let key = s.subject + " " + s.outcome
                 var entry = apple[key] ?? (s.subject, s.outcome, 0, [:])
@@ -88,6 +116,13 @@ struct OverviewReport: Encodable {
         let firstDay = Self.day(now.addingTimeInterval(-Double(Self.claimDays - 1) * 86_400))
         claims_per_day = days.values.filter { $0.day >= firstDay }.sorted { ($0.promotion, $0.day) < ($1.promotion, $1.day) }
         fallback_tokens_per_hour = hours.values.filter { $0.issued > 0 || !$0.refused.isEmpty }.sorted { $0.hour < $1.hour }
+        app_attest_adoption_per_hour = adoption.values.map { hour in
+            var hour = hour
+            hour.fallback_unreported = max(0, hour.fallback - hour.fallback_by_reason.values.reduce(0, +))
+            let total = hour.strong_tier + hour.fallback
+            hour.strong_share = total > 0 ? Double(hour.strong_tier) / Double(total) : nil
+            return hour
+        }.filter { $0.strong_tier > 0 || $0.fallback > 0 || !$0.fallback_by_reason.isEmpty }.sorted { $0.hour < $1.hour }
         apple_calls = apple.values.sorted { ($0.endpoint, $0.outcome) < ($1.endpoint, $1.outcome) }.map { entry in
             AppleCalls(endpoint: entry.endpoint, outcome: entry.outcome, count: entry.count,
                        p50_ms: Self.percentile(0.50, entry.buckets), p99_ms: Self.percentile(0.99, entry.buckets))

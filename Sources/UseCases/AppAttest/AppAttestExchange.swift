@@ -88,7 +88,8 @@ public struct AppAttestExchange: Sendable {
     private func issue(for key: AppAttestKeyRecord, _ request: AppAttestRequest) -> AppAttestIssue {
         let ttl = request.limitedUse ? tokens.limitedUseTTLSeconds : settings.tokenTTLSeconds
         let artifact = AppAttestArtifact(keyID: key.keyID)
-        let issued = keys.issuer().issue(subject: request.installID ?? artifact.subject, tier: .appattest, limitedUse: request.limitedUse, ttlSeconds: ttl)
+        let issued = keys.issuer().issue(subject: request.installID ?? artifact.subject, tier: .appattest, limitedUse: request.limitedUse, ttlSeconds: ttl,
+                                         binding: request.binding)
         events.tokenIssued(tier: .appattest, limitedUse: request.limitedUse)
         return AppAttestIssue(token: IssuedToken(token: issued.token, tier: .appattest, expiresIn: ttl), artifact: artifact.value, counter: key.counter)
     }

@@ -1,4 +1,5 @@
 public import DeviceCheckModel
+public import TokenSigning
 
 /// What an attestation or assertion request carries besides the App Attest bytes.
 public struct AppAttestRequest: Sendable {
@@ -9,15 +10,18 @@ public struct AppAttestRequest: Sendable {
     public var deviceToken: DeviceToken?
     public var installID: String?
     public var limitedUse: Bool
+    /// The session the token is bound to (claim `bnd`), when the app gave one.
+    public var binding: SessionBinding?
     /// The API client asking (for the audit trail of pending bans applied).
     public var client: String
 
-    public init(keyID: String, challenge: String, deviceToken: DeviceToken?, installID: String?, limitedUse: Bool, client: String) {
+    public init(keyID: String, challenge: String, deviceToken: DeviceToken?, installID: String?, limitedUse: Bool, binding: SessionBinding? = nil, client: String) {
         self.keyID = keyID
         self.challenge = challenge
         self.deviceToken = deviceToken
         self.installID = installID
         self.limitedUse = limitedUse
+        self.binding = binding
         self.client = client
     }
 }

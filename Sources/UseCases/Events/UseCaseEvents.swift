@@ -13,6 +13,8 @@ public protocol UseCaseEvents: Sendable {
     func appAttestRefused(_ error: AppAttestExchangeError)
     /// A token was issued (any tier).
     func tokenIssued(tier: Tier, limitedUse: Bool)
+    /// A fallback token was issued to an app that said why it did not use App Attest.
+    func appAttestFallback(reason: AppAttestFallbackReason)
     /// A pending ban or unban was applied to a device while it was admitted.
     func pendingActionApplied(_ kind: PendingDeviceAction.Kind)
     /// A token was verified; `failure` is nil when it is valid.

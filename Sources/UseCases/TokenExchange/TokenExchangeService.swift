@@ -2,7 +2,7 @@ public import DeviceCheckModel
 import FoundationEssentials
 public import Ledger
 public import Policy
-import TokenSigning
+public import TokenSigning
 import TwoBitsCrypto
 
 /// Exchanges DeviceCheck tokens (or development debug secrets) for short-lived fallback-tier tokens, and
@@ -26,8 +26,10 @@ public struct TokenExchangeService: Sendable {
         self.events = events
     }
 
-    /// Checks the credential and issues a token of the matching tier.
-    public func exchange(_ credential: ExchangeCredential, installID: String?, limitedUse: Bool, client: String) async throws(ExchangeError) -> IssuedToken {
+    /// Checks the credential and issues a token of the matching tier, bound to `binding` when given;
+    /// `fallbackReason` (why the app did not use App Attest) is counted once the token is issued.
+    public func exchange(_ credential: ExchangeCredential, installID: String?, limitedUse: Bool, binding: SessionBinding? = nil,
+                         fallbackReason: AppAttestFallbackReason? = nil, client: String) async throws(ExchangeError) -> IssuedToken {
         let tier: Tier
         switch credential {
         case .debugSecret(let secret):
@@ -62,8 +64,9 @@ public struct TokenExchangeService: Sendable {
 
         let ttl = limitedUse ? settings.limitedUseTTLSeconds : settings.ttlSeconds
         let subject = installID ?? "anon_" + SecureRandom.bytes(16).base64URLEncodedString()
-        let issued = keys.issuer().issue(subject: subject, tier: tier, limitedUse: limitedUse, ttlSeconds: ttl)
+        let issued = keys.issuer().issue(subject: subject, tier: tier, limitedUse: limitedUse, ttlSeconds: ttl, binding: binding)
         events.tokenIssued(tier: tier, limitedUse: limitedUse)
+        if let fallbackReason { events.appAttestFallback(reason: fallbackReason) }
         return IssuedToken(token: issued.token, tier: tier, expiresIn: ttl)
     }
 

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// go run . --jwks-url URL --issuer I --audience A [--tiers devicecheck] [--consume-url URL --api-key KEY] TOKEN
+// go run . --jwks-url URL --issuer I --audience A [--tiers devicecheck] [--binding SESSION] [--consume-url URL --api-key KEY] TOKEN
 // Prints the claims and exits 0 when the token is accepted; prints "invalid token: reason" and exits 1 otherwise.
 func main() {
 	jwksURL := flag.String("jwks-url", "", "TwoBits' /.well-known/jwks.json")
@@ -19,19 +19,27 @@ func main() {
 	tiers := flag.String("tiers", "devicecheck", "comma-separated tiers this route accepts")
 	consumeURL := flag.String("consume-url", "", "TwoBits' /v1/fallback-tokens/verify, to consume limited-use tokens")
 	apiKey := flag.String("api-key", "", "an API key with the tokens role, for --consume-url")
+	var binding *string
+	flag.Func("binding", "the session id or OAuth token of this request: the token must be bound to it", func(value string) error {
+		binding = &value
+		return nil
+	})
 	flag.Parse()
 	if flag.NArg() != 1 || *jwksURL == "" || *issuer == "" || *audience == "" {
-		fmt.Fprintln(os.Stderr, "usage: verify --jwks-url URL --issuer I --audience A [--tiers T,...] [--consume-url URL --api-key KEY] TOKEN")
+		fmt.Fprintln(os.Stderr, "usage: verify --jwks-url URL --issuer I --audience A [--tiers T,...] [--binding SESSION] [--consume-url URL --api-key KEY] TOKEN")
 		os.Exit(2)
 	}
 	token := flag.Arg(0)
 	verifier := &Verifier{Keys: &KeySet{URL: *jwksURL}, Issuer: *issuer, Audience: *audience, Tiers: strings.Split(*tiers, ",")}
 	claims, err := verifier.Verify(token, time.Now())
+	if err == nil && binding != nil {
+		err = CheckBinding(claims, *binding)
+	}
 	if err == nil && claims.Limited {
 		if *consumeURL == "" {
 			err = fmt.Errorf("limited_use: consume it through TwoBits (--consume-url) before honouring it")
 		} else {
-			err = Consume(&http.Client{Timeout: 5 * time.Second}, *consumeURL, *apiKey, token)
+			err = Consume(&http.Client{Timeout: 5 * time.Second}, *consumeURL, *apiKey, token, binding)
 		}
 	}
 	if err != nil {

@@ -3,7 +3,8 @@
 // The checklist (docs/examples/README.md) is the same in every recipe: fetch and cache the JWKS
 // (5 minutes), refetch on an unknown kid at most once a minute, accept only ES256, check the signature
 // (raw r‖s), iss, aud, exp and nbf with a small leeway, require sub, iat, jti and tier, allow only listed
-// tiers, and consume limited-use tokens (lim) through TwoBits before honouring them.
+// tiers, check the session binding (bnd) when the route has a session, and consume limited-use tokens (lim)
+// through TwoBits before honouring them.
 package main
 
 import (
@@ -11,6 +12,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -113,6 +115,8 @@ type Claims struct {
 	ID        string `json:"jti"`
 	Tier      string `json:"tier"`
 	Limited   bool   `json:"lim,omitempty"`
+	// Binding is the base64url SHA-256 of the session the token is bound to; empty on unbound tokens.
+	Binding string `json:"bnd,omitempty"`
 }
 
 // Verifier checks tokens against one TwoBits.
@@ -187,10 +191,26 @@ func (v *Verifier) Verify(token string, now time.Time) (*Claims, error) {
 	return nil, fmt.Errorf("tier_not_allowed: %q", claims.Tier)
 }
 
-// Consume marks a limited-use token used at TwoBits (POST /v1/fallback-tokens/verify, role tokens);
-// nil only for the first use.
-func Consume(client *http.Client, verifyURL, apiKey, token string) error {
-	body, _ := json.Marshal(map[string]interface{}{"token": token, "consume": true})
+// CheckBinding refuses ("binding_mismatch") verified claims not bound to binding: the session id or OAuth
+// token of this request, exactly as the app gave it to TwoBits. A token without bnd is refused too: once a
+// route checks bindings, an unbound token could come from any session. Compared in constant time.
+func CheckBinding(claims *Claims, binding string) error {
+	digest := sha256.Sum256([]byte(binding))
+	expected := base64.RawURLEncoding.EncodeToString(digest[:])
+	if claims.Binding == "" || subtle.ConstantTimeCompare([]byte(claims.Binding), []byte(expected)) != 1 {
+		return errors.New("binding_mismatch")
+	}
+	return nil
+}
+
+// Consume marks a limited-use token used at TwoBits (POST /v1/fallback-tokens/verify, role tokens), which
+// checks its binding too when one is given; nil only for the first use.
+func Consume(client *http.Client, verifyURL, apiKey, token string, binding *string) error {
+	fields := map[string]interface{}{"token": token, "consume": true}
+	if binding != nil {
+		fields["binding"] = *binding
+	}
+	body, _ := json.Marshal(fields)
 	request, err := http.NewRequest(http.MethodPost, verifyURL, bytes.NewReader(body))
 	if err != nil {
 		return err

@@ -3,10 +3,12 @@
 // The checklist (docs/examples/README.md) is the same in every recipe: fetch and cache the JWKS
 // (5 minutes), refetch on an unknown kid at most once a minute, accept only ES256, check the signature
 // (raw r‖s: dsaEncoding 'ieee-p1363'), iss, aud, exp and nbf with a small leeway, require sub, iat, jti and
-// tier, allow only listed tiers, and consume limited-use tokens (lim) through TwoBits before honouring them.
+// tier, allow only listed tiers, check the session binding (bnd) when the route has a session, and consume
+// limited-use tokens (lim) through TwoBits before honouring them.
 //
-// node verify.mjs --jwks-url URL --issuer I --audience A [--tiers devicecheck] [--consume-url URL --api-key KEY] TOKEN
-import { createPublicKey, verify as verifySignature } from 'node:crypto';
+// node verify.mjs --jwks-url URL --issuer I --audience A [--tiers devicecheck] [--binding SESSION]
+//                 [--consume-url URL --api-key KEY] TOKEN
+import { createHash, createPublicKey, timingSafeEqual, verify as verifySignature } from 'node:crypto';
 
 export const LEEWAY_SECONDS = 5;
 
@@ -86,12 +88,23 @@ export async function verifyToken(token, { keys, issuer, audience, tiers, now = 
   return claims;
 }
 
-/** Marks a limited-use token used at TwoBits; resolves only for its first use. */
-export async function consume(verifyURL, apiKey, token) {
+/**
+ * Throws 'binding_mismatch' unless the verified claims are bound (bnd) to `binding`: the session id or OAuth
+ * token of this request, exactly as the app gave it to TwoBits. A token without bnd is refused too: once a
+ * route checks bindings, an unbound token could come from any session. Compared in constant time.
+ */
+export function checkBinding(claims, binding) {
+  const expected = Buffer.from(createHash('sha256').update(binding, 'utf8').digest('base64url'));
+  const bound = typeof claims.bnd === 'string' ? Buffer.from(claims.bnd) : Buffer.alloc(0);
+  if (bound.length !== expected.length || !timingSafeEqual(bound, expected)) throw new Error('binding_mismatch');
+}
+
+/** Marks a limited-use token used at TwoBits (checking its binding there too, when given); resolves only for its first use. */
+export async function consume(verifyURL, apiKey, token, binding) {
   const response = await fetch(verifyURL, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${apiKey}` },
-    body: JSON.stringify({ token, consume: true }),
+    body: JSON.stringify(binding === undefined ? { token, consume: true } : { token, consume: true, binding }),
     signal: AbortSignal.timeout(5000),
   });
   if (!response.ok) throw new Error(`consume: HTTP ${response.status}`);
@@ -114,7 +127,7 @@ function parseArguments(argv) {
 async function main() {
   const { options, positional } = parseArguments(process.argv.slice(2));
   if (positional.length !== 1 || !options['jwks-url'] || !options.issuer || !options.audience) {
-    console.error('usage: node verify.mjs --jwks-url URL --issuer I --audience A [--tiers T,...] [--consume-url URL --api-key KEY] TOKEN');
+    console.error('usage: node verify.mjs --jwks-url URL --issuer I --audience A [--tiers T,...] [--binding SESSION] [--consume-url URL --api-key KEY] TOKEN');
     process.exit(2);
   }
   const token = positional[0];
@@ -122,9 +135,10 @@ async function main() {
     const claims = await verifyToken(token, {
       keys: new KeySet(options['jwks-url']), issuer: options.issuer, audience: options.audience, tiers: options.tiers.split(','),
     });
+    if (options.binding !== undefined) checkBinding(claims, options.binding);
     if (claims.lim === true) {
       if (!options['consume-url']) throw new Error('limited_use: consume it through TwoBits (--consume-url) before honouring it');
-      await consume(options['consume-url'], options['api-key'], token);
+      await consume(options['consume-url'], options['api-key'], token, options.binding);
     }
     console.log(JSON.stringify(claims, null, 2));
   } catch (error) {

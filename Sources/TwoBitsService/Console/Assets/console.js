@@ -376,6 +376,20 @@ async function loadOverview() {
       { title: "Refused by reason", value: (t) => Object.entries(t.refused || {}).map(([r, n]) => r + ": " + n).join(", ") || "none" }], tokens));
   } else parts.push(el("p", {}, "No fallback tokens yet."));
 
+  // Strong-tier (App Attest) tokens against fallback tokens, and why apps fell back (app_attest_status).
+  const adoption = o.app_attest_adoption_per_hour || [];
+  parts.push(el("h3", {}, "App Attest adoption per hour"));
+  if (adoption.length) {
+    const share = (a) => (a.strong_share === undefined || a.strong_share === null ? "–" : (100 * a.strong_share).toFixed(1) + " %");
+    parts.push(barChart("App Attest adoption per hour: strong-tier and fallback tokens", adoption.map((a) => a.hour),
+      [{ name: "strong tier", className: "bar-a", values: adoption.map((a) => a.strong_tier) },
+       { name: "fallback", className: "bar-b", values: adoption.map((a) => a.fallback) }]));
+    parts.push(table([{ title: "Hour", value: (a) => a.hour }, { title: "Strong tier", value: (a) => a.strong_tier },
+      { title: "Fallback", value: (a) => a.fallback }, { title: "Strong share", value: share },
+      { title: "Fallback by reason", value: (a) => Object.entries(a.fallback_by_reason || {}).map(([r, n]) => r + ": " + n)
+        .concat(a.fallback_unreported ? ["no reason given: " + a.fallback_unreported] : []).join(", ") || "none" }], adoption));
+  } else parts.push(el("p", {}, "No tokens yet."));
+
   parts.push(el("h3", {}, "Apple calls (last 24 h)"));
   parts.push(table([{ title: "Endpoint", value: (a) => a.endpoint }, { title: "Outcome", value: (a) => a.outcome },
     { title: "Count", value: (a) => a.count }, { title: "p50 ms", value: (a) => a.p50_ms }, { title: "p99 ms", value: (a) => a.p99_ms }],
