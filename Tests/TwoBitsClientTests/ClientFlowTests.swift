@@ -109,6 +109,20 @@ import TwoBitsClient
         }
     }
 
+    @Test func aSimulatorUsesItsDebugSecretOrSaysItHasNoTier() async throws {
+        let h = try await ClientHarness()
+        defer { Task { await h.close() } }
+        let bare = try await Device(h, appAttestSupported: false, deviceCheckSupported: false)
+        await #expect(throws: TwoBitsClientError.noTierAvailable(.unsupported, deviceCheck: "unsupported")) {
+            try await bare.client.token(for: .any)
+        }
+        let created = try await h.admin("POST", "v1/admin/debug-secrets", ["name": "simulator"])
+        let secret = try #require(created.json["debug_secret"] as? String, "\(created.json)")
+        let simulator = try await Device(h, appAttestSupported: false, deviceCheckSupported: false) { $0.debugSecret = secret }
+        let token = try await simulator.client.token(for: .any)
+        #expect(token.tier == "debug" && token.appAttestStatus == .unsupported)
+    }
+
     @Test func aBannedDeviceGetsAClearErrorAndNoToken() async throws {
         let h = try await ClientHarness()
         defer { Task { await h.close() } }
