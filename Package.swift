@@ -114,7 +114,7 @@ let package = Package(
             "Locking", "AppAttest",
         ]),
         // The client library end to end: the sandbox's simulated iPhones, a real service, a relay over HTTP.
-        .testTarget(name: "TwoBitsClientTests", dependencies: ["TwoBitsClient", "TwoBitsService", "Sandbox", "TwoBitsCrypto", "TokenSigning"]),
+        .testTarget(name: "TwoBitsClientTests", dependencies: ["TwoBitsClient", "TwoBitsService", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "TokenSigning"]),
     ],
     swiftLanguageModes: [.v6]
 )

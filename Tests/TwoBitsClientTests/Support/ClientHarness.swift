@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import OutboundHTTP
 import Sandbox
 import TokenSigning
 import TwoBitsClient
@@ -21,6 +19,8 @@ final class ClientHarness: Sendable {
     let service: TwoBitsService
     /// API keys by client name: "mainapi" (tokens), "admin" (admin).
     let keys: [String: String]
+    /// The tests' HTTP client (TwoBits' curl client), shut down by `close()`.
+    let http = JSONHTTP(client: CurlClient(maxConnectionsPerHost: 64, maxTotalConnections: 128))
 
     var base: URL { URL(string: "http://127.0.0.1:\(service.port)/")! }
 
@@ -61,18 +61,17 @@ final class ClientHarness: Sendable {
     func close() async {
         await service.shutdown()
         await sandbox.shutdown()
+        http.client.shutdown()
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// The relay the team's backend would be: TwoBits' own paths, with the main API's key.
-    func relay(sendsAppAttestStatus: Bool = false) -> URLSessionRelay {
-        let key = keys["mainapi"]!
-        return URLSessionRelay(baseURL: base, sendsAppAttestStatus: sendsAppAttestStatus,
-                               headers: { ["Authorization": "Bearer " + key] })
+    func relay(sendsAppAttestStatus: Bool = false) -> CurlRelay {
+        CurlRelay(http: http, base: base, apiKey: keys["mainapi"]!, sendsAppAttestStatus: sendsAppAttestStatus)
     }
 
     /// A POST to TwoBits with the admin key; the status and the JSON answer.
     func admin(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> (status: Int, json: [String: Any]) {
-        try await JSONHTTP.send(method, base.appendingPathComponent(path), body, headers: ["Authorization": "Bearer " + keys["admin"]!])
+        try await http.send(method, base.appendingPathComponent(path), body, headers: ["Authorization": "Bearer " + keys["admin"]!])
     }
 }

@@ -13,8 +13,8 @@ struct Device {
     init(_ harness: ClientHarness, appAttestSupported: Bool = true, deviceCheckSupported: Bool = true,
          keyStore: InMemoryKeyStore = InMemoryKeyStore(), clock: TestClock? = nil, sendsAppAttestStatus: Bool = false,
          configure: (inout ClientConfiguration) -> Void = { _ in }) async throws {
-        appAttest = SimulatedAppAttestService(sandbox: harness.sandboxURL, supported: appAttestSupported)
-        deviceCheck = try await SimulatedDCDevice(sandbox: harness.sandboxURL, supported: deviceCheckSupported)
+        appAttest = SimulatedAppAttestService(sandbox: harness.sandboxURL, http: harness.http, supported: appAttestSupported)
+        deviceCheck = try await SimulatedDCDevice(sandbox: harness.sandboxURL, http: harness.http, supported: deviceCheckSupported)
         self.keyStore = keyStore
         relay = ProbeRelay(harness.relay(sendsAppAttestStatus: sendsAppAttestStatus))
         var configuration = ClientConfiguration(installID: "ios-test-install", random: { 0.5 })

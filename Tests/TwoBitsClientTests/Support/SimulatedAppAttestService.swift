@@ -8,6 +8,7 @@ final class SimulatedAppAttestService: AppAttestServiceAPI, @unchecked Sendable 
     enum Operation: Hashable { case generateKey, attestKey, generateAssertion }
 
     private let sandbox: URL
+    private let http: JSONHTTP
     private let lock = NSLock()
     private var supported: Bool
     private var keysOnDevice: Set<String> = []
@@ -17,8 +18,9 @@ final class SimulatedAppAttestService: AppAttestServiceAPI, @unchecked Sendable 
     var attestationFault: String?
     var assertionFault: String?
 
-    init(sandbox: URL, supported: Bool = true) {
+    init(sandbox: URL, http: JSONHTTP, supported: Bool = true) {
         self.sandbox = sandbox
+        self.http = http
         self.supported = supported
     }
 
@@ -33,7 +35,7 @@ final class SimulatedAppAttestService: AppAttestServiceAPI, @unchecked Sendable 
 
     func generateKey() async throws -> String {
         try begin(.generateKey, keyID: nil)
-        let answer = try await JSONHTTP.post(sandbox.appendingPathComponent("sandbox/v1/app-attest/keys"),
+        let answer = try await http.post(sandbox.appendingPathComponent("sandbox/v1/app-attest/keys"),
                                              ["app_id": ClientHarness.appID, "environment": "production"])
         let keyID = answer["key_id"] as! String
         lock.withLock { _ = keysOnDevice.insert(keyID) }
@@ -44,7 +46,7 @@ final class SimulatedAppAttestService: AppAttestServiceAPI, @unchecked Sendable 
         try begin(.attestKey, keyID: keyId)
         var body: [String: Any] = ["key_id": keyId, "client_data_hash": clientDataHash.base64EncodedString()]
         if let attestationFault { body["fault"] = attestationFault }
-        let answer = try await JSONHTTP.post(sandbox.appendingPathComponent("sandbox/v1/app-attest/attestations"), body)
+        let answer = try await http.post(sandbox.appendingPathComponent("sandbox/v1/app-attest/attestations"), body)
         return Data(base64Encoded: answer["attestation_object"] as! String)!
     }
 
@@ -52,7 +54,7 @@ final class SimulatedAppAttestService: AppAttestServiceAPI, @unchecked Sendable 
         try begin(.generateAssertion, keyID: keyId)
         var body: [String: Any] = ["key_id": keyId, "client_data_hash": clientDataHash.base64EncodedString()]
         if let assertionFault { body["fault"] = assertionFault }
-        let answer = try await JSONHTTP.post(sandbox.appendingPathComponent("sandbox/v1/app-attest/assertions"), body)
+        let answer = try await http.post(sandbox.appendingPathComponent("sandbox/v1/app-attest/assertions"), body)
         return Data(base64Encoded: answer["assertion"] as! String)!
     }
 
