@@ -154,6 +154,18 @@ import TwoBitsClient
         }
     }
 
+    @Test func aRevokedKeyGetsAClearErrorAndNoFallbackToken() async throws {
+        try await withHarness { h in
+            let device = try await Device(h)
+            _ = try await device.client.token(for: .strong)
+            let artifact = try #require(await device.keyStore.load()?.artifact)
+            let revoked = try await h.admin("POST", "v1/admin/app-attest/keys/\(artifact)/revoke", ["reason": "stolen"])
+            #expect(revoked.status == 200, "\(revoked.json)")
+            await #expect(throws: TwoBitsClientError.keyRevoked) { try await device.client.token(for: .any, limitedUse: true) }
+            #expect(device.relay.calls("exchange") == 0 && device.appAttest.calls(.generateKey) == 1)
+        }
+    }
+
     @Test func appleThrottlingBacksOffOnTheFallbackTierThenAttests() async throws {
         try await withHarness { h in
             let clock = TestClock()
