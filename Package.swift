@@ -19,11 +19,13 @@ let layered: [SwiftSetting] = [
 
 let package = Package(
     name: "TwoBits",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v12), .iOS(.v15)],
     products: [
         .executable(name: "twobits", targets: ["twobits"]),
         // The fuzz checks, for the libFuzzer package in Tests/Fuzz (which depends on this one by path).
         .library(name: "FuzzChecks", targets: ["FuzzChecks"]),
+        // The client half for iOS apps (docs/client.md): no dependency on any other target.
+        .library(name: "TwoBitsClient", targets: ["TwoBitsClient"]),
     ],
     targets: [
         // C libraries from Debian, reached through module maps.
@@ -92,6 +94,9 @@ let package = Package(
         // Per-write latency of the SQLite ledger's hot paths, with and without the background checkpointer.
         .executableTarget(name: "LedgerBench", dependencies: ["SQLiteLedger", "Ledger"], path: "Benchmarks/LedgerBench"),
 
+        // The client library: Foundation and, on Apple platforms, Apple's frameworks only (docs/client.md).
+        .target(name: "TwoBitsClient"),
+
         // One property check per parser of untrusted input, shared by the fuzz targets and their replay test.
         .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheckModel", "AppleDeviceCheckClient", "TokenSigning", "HTTPServer", "TwoBitsService", "AppAttest"],
                 path: "Tests/FuzzChecks"),
@@ -117,6 +122,8 @@ let package = Package(
             "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheckModel", "TwoBitsCrypto", "TokenSigning",
             "Locking", "AppAttest",
         ]),
+        // The client library end to end: the sandbox's simulated iPhones, a real service, a relay over HTTP.
+        .testTarget(name: "TwoBitsClientTests", dependencies: ["TwoBitsClient", "TwoBitsService", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "TokenSigning"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -73,6 +73,17 @@ curl -sf "$SERVER/readyz" >/dev/null || { echo "the server did not start; see $R
 DEVICE=$(curl -s -X POST "$SANDBOX/sandbox/v1/devices" | sed -E 's/.*"device_id":"([^"]+)".*/\1/')
 MINT="curl -s -X POST $SANDBOX/sandbox/v1/devices/$DEVICE/tokens | sed -E 's/.*\"device_token\":\"([^\"]+)\".*/\\1/'"
 
+# Step 11 runs the client library's demo, a package outside this one (docs/examples/ClientDemo, docs/client.md):
+# built by the first run. --check runs a prebuilt one (TWOBITS_CLIENT_DEMO_BIN, as Tests/python/test_client_demo.py
+# does) and otherwise skips it, so that the check of the curl commands needs no Swift build.
+if [[ -n "${TWOBITS_CLIENT_DEMO_BIN:-}" ]]; then
+    CLIENT_DEMO="$TWOBITS_CLIENT_DEMO_BIN"
+elif [[ "${1:-}" == "--check" ]]; then
+    CLIENT_DEMO="echo 'client demo skipped (TWOBITS_CLIENT_DEMO_BIN unset)' #"
+else
+    CLIENT_DEMO="swift run -q --package-path $PWD/docs/examples/ClientDemo client-demo"
+fi
+
 cat > "$RUN/demo-commands.sh" <<CMDS
 # TwoBits demo: paste these into a shell. A simulated iPhone, $DEVICE, lives in the sandbox;
 # each command mints it a fresh DeviceCheck token, as the app would with DCDevice.generateToken.
@@ -114,6 +125,11 @@ $MINT | $BIN admin unban --server $SERVER --key \$ADMIN_KEY --reason "demo over"
 #     (the attestation and assertions that follow are in docs/app-attest.md; the sandbox plays the iPhone)
 curl -s -X POST $SERVER/v1/app-attest/challenges -H "Authorization: Bearer \$MAINAPI_KEY"; echo
 
+# 11. The client library (docs/client.md) in a program outside this package that depends on it by path: a
+#     simulated iPhone attests and asserts  -> tier appattest; one without App Attest falls back  -> tier devicecheck
+#     (the first run builds docs/examples/ClientDemo, about a minute)
+$CLIENT_DEMO --server $SERVER --sandbox $SANDBOX --api-key \$MAINAPI_KEY --app-id $TEAM.com.example.demo
+
 # Health, readiness, metrics
 curl -s $SERVER/healthz; echo; curl -s $SERVER/readyz; echo; curl -s $SERVER/metrics | head -20
 CMDS
@@ -135,6 +151,11 @@ if [[ "${1:-}" == "--check" ]]; then
     expect 'unbanned: written'
     expect '"challenge":"'
     expect '"ready":true'
+    if [[ -n "${TWOBITS_CLIENT_DEMO_BIN:-}" ]]; then
+        expect 'iPhone 1 asserts: tier appattest (limited use)'
+        expect 'iPhone 2 (no App Attest) falls back: tier devicecheck, app_attest_status unsupported'
+        expect 'iPhone 2 asks for the strong tier: strong tier unavailable (unsupported)'
+    fi
     echo "demo check: every command answered as documented"
     exit 0
 fi

@@ -10,6 +10,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 PRODUCT = REPO / "Sources"
+# The client library for iOS apps (docs/client.md) is not linked into the server's binary: on Apple platforms
+# Foundation is the only Foundation there is, and its URLSession relay needs FoundationNetworking on Linux.
+CLIENT = PRODUCT / "TwoBitsClient"
 
 
 def test_no_product_module_imports_full_foundation():
@@ -17,6 +20,8 @@ def test_no_product_module_imports_full_foundation():
     # the product uses FoundationEssentials, Dispatch and Glibc.
     offenders = []
     for path in PRODUCT.rglob("*.swift"):
+        if CLIENT in path.parents:
+            continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             if re.match(r"^\s*(@\w+\s+)*(public |package |internal |private |fileprivate )?import\s+(Foundation|FoundationNetworking|FoundationXML|FoundationInternationalization)\s*$", line):
                 offenders.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
@@ -89,6 +94,9 @@ ALLOWED_SYSTEM_IMPORTS = {
     "UseCases": {"FoundationEssentials", "Glibc"},
     "TwoBitsService": {"FoundationEssentials", "Glibc", "Synchronization"},
     "twobits": {"CBuildInfo", "Dispatch", "FoundationEssentials", "Glibc"},
+    # The app's library, never linked into the server: full Foundation, and Apple's frameworks on Apple platforms
+    # (test_the_client_library_imports_no_module_of_the_server holds those behind #if).
+    "TwoBitsClient": {"Foundation", "FoundationEssentials", "FoundationNetworking", "DeviceCheck", "Security"},
 }
 
 # What the domain layers never reach, even transitively: curl, MHD, the databases, and the Apple client.
@@ -212,3 +220,19 @@ def test_the_architecture_diagram_states_each_targets_dependencies_as_package_sw
         if dependencies != declared(name):
             problems.append(f"{name}: the diagram says {sorted(dependencies)}, Package.swift {sorted(declared(name))}")
     assert not problems, "\n".join(problems)
+
+
+def test_the_client_library_imports_no_module_of_the_server():
+    # docs/client.md: an app depends on TwoBitsClient alone; Package.swift gives it no dependency, and a
+    # build directory shared with the server would still let `import Policy` (or the server's DeviceCheck
+    # module, which is why Apple's is imported under os(iOS) || os(macOS)) compile by accident.
+    allowed = {"Foundation", "FoundationEssentials", "FoundationNetworking", "DeviceCheck", "Security"}
+    offenders = []
+    for path in CLIENT.rglob("*.swift"):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            found = re.match(r"^\s*(@\w+\s+)*(public |package |internal |private |fileprivate )?import\s+(\w+)", line)
+            if found and found.group(3) not in allowed:
+                offenders.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+            if found and found.group(3) in {"DeviceCheck", "Security"} and "(os(iOS) || os(macOS))" not in path.read_text():
+                offenders.append(f"{path.relative_to(REPO)}:{number}: Apple's framework outside #if ... (os(iOS) || os(macOS))")
+    assert not offenders, "\n".join(offenders)

@@ -1,0 +1,22 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The app's way to TwoBits: through the team's main API, which holds TwoBits' API key (a server secret) and
+/// forwards each call (docs/client.md, "Wiring the relay"). `URLSessionRelay` is the reference one.
+///
+/// Each method sends the request in TwoBits' own JSON shape and answers TwoBits' answer. Refusals are thrown as
+/// `RelayFailure.refused` with TwoBits' status and error code (the main API passes them through); a call that
+/// got no answer is `RelayFailure.unreachable`.
+public protocol TwoBitsRelay: Sendable {
+    /// `POST /v1/app-attest/challenges`: a one-time challenge.
+    func challenge() async throws -> ChallengeAnswer
+    /// `POST /v1/app-attest/attestations`: a new key's attestation; an appattest token and the key's artifact.
+    func attest(_ request: AttestationRequest) async throws -> TokenAnswer
+    /// `POST /v1/app-attest/assertions`: an assertion by an attested key; an appattest token.
+    func assert(_ request: AssertionRequest) async throws -> TokenAnswer
+    /// `POST /v1/fallback-tokens`: a DeviceCheck token (or a development debug secret) for a devicecheck (or debug) token.
+    func exchange(_ request: FallbackExchangeRequest) async throws -> TokenAnswer
+}

@@ -1,0 +1,91 @@
+// Full Foundation (and FoundationNetworking on Linux) for URLSession: this file only; the rest of the library
+// needs FoundationEssentials alone.
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The reference relay: posts each call as JSON to a path of the team's main API, which adds TwoBits' API key
+/// and forwards it (docs/client.md). Statuses and TwoBits' error envelope are expected to pass through
+/// unchanged.
+public struct URLSessionRelay: TwoBitsRelay, @unchecked Sendable {
+    /// The main API, e.g. `https://api.example.com/`.
+    public let baseURL: URL
+    public let paths: RelayPaths
+    /// Whether the fallback exchange carries `app_attest_status`. Off by default: TwoBits refuses unknown
+    /// fields (400 `bad_request`) until its side of the field ships; a main API that strips it may turn this on.
+    public let sendsAppAttestStatus: Bool
+    private let headers: @Sendable () async throws -> [String: String]
+    // URLSession is thread-safe (Apple documents it so); the struct is @unchecked Sendable for this member.
+    private let session: URLSession
+    private let timeout: TimeInterval
+
+    /// - Parameters:
+    ///   - headers: asked before every call: the user's session with the main API, typically `Authorization`.
+    ///   - timeout: seconds per call.
+    public init(baseURL: URL, paths: RelayPaths = RelayPaths(), sendsAppAttestStatus: Bool = false,
+                headers: @escaping @Sendable () async throws -> [String: String] = { [:] },
+                session: URLSession = .shared, timeout: TimeInterval = 20) {
+        self.baseURL = baseURL
+        self.paths = paths
+        self.sendsAppAttestStatus = sendsAppAttestStatus
+        self.headers = headers
+        self.session = session
+        self.timeout = timeout
+    }
+
+    public func challenge() async throws -> ChallengeAnswer {
+        try await post(paths.challenge, body: [String: String]())
+    }
+
+    public func attest(_ request: AttestationRequest) async throws -> TokenAnswer {
+        try await post(paths.attestation, body: request)
+    }
+
+    public func assert(_ request: AssertionRequest) async throws -> TokenAnswer {
+        try await post(paths.assertion, body: request)
+    }
+
+    public func exchange(_ request: FallbackExchangeRequest) async throws -> TokenAnswer {
+        var body = request
+        if !sendsAppAttestStatus { body.appAttestStatus = nil }
+        return try await post(paths.fallbackExchange, body: body)
+    }
+
+    private func post<Answer: Decodable>(_ path: String, body: some Encodable) async throws -> Answer {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path), timeoutInterval: timeout)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        for (name, value) in try await headers() { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = try JSONEncoder().encode(body)
+
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await session.data(for: request)
+        } catch {
+            throw RelayFailure.unreachable(String(describing: error))
+        }
+        guard let http = response as? HTTPURLResponse else { throw RelayFailure.malformedAnswer("not an HTTP answer") }
+        guard (200..<300).contains(http.statusCode) else {
+            let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: data)
+            throw RelayFailure.refused(status: http.statusCode, code: envelope?.error.code ?? "http_\(http.statusCode)",
+                                       reason: envelope?.error.reason,
+                                       retryAfterSeconds: http.value(forHTTPHeaderField: "Retry-After").flatMap { Int($0) })
+        }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: data)
+        } catch {
+            throw RelayFailure.malformedAnswer("\(Answer.self): \(error)")
+        }
+    }
+
+    /// TwoBits' error envelope: `{"error": {"code", "message", "reason"?}}`.
+    private struct ErrorEnvelope: Decodable {
+        struct Body: Decodable {
+            let code: String
+            let reason: String?
+        }
+        let error: Body
+    }
+}
