@@ -18,6 +18,25 @@ struct OperatorSafetyTests {
         #expect(CredentialRedaction.redacted(url) == expected)
     }
 
+    @Test func theLoggableBaseURLHidesItsUserInfo() throws {
+        let json = #"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8","base_url":"https://ops:Hx7/pw#r@Hx8?s@api.example.com/v1"}}"#
+        let apple = try ServiceConfiguration.parse(Data(json.utf8)).apple
+        #expect(apple.loggableBaseURL == "https://***@api.example.com/v1")
+    }
+
+    /// The log hides passwords in any message or text field, whoever forgot to hide them first.
+    @Test func aLogLineHidesPasswordsInItsTexts() {
+        let log = LogCollector()
+        let writer = LogWriter(sink: { log.append($0) })
+        writer.log(.error, "cannot reach https://ops:Hx7@host", [
+            "detail": .string("could not connect (host=h password='Hx8 x' dbname=d)"),
+            "uri": .string("postgresql://u:Hx9?/@h1,h2/db"),
+        ])
+        let text = log.withLock { $0.joined() }
+        #expect(text.contains("cannot reach https://***@host") && text.contains("password=***"), "\(text)")
+        #expect(!text.contains("Hx7") && !text.contains("Hx8") && !text.contains("Hx9"), "\(text)")
+    }
+
     @Test func aBadBaseURLErrorDoesNotEchoItsCredentials() {
         let json = #"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8","base_url":"ftp://u:hunter2@host"}}"#
         do {

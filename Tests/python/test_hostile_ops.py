@@ -236,8 +236,8 @@ def test_admin_audit_escapes_control_characters(twobits_factory):
 
 # A password with every character a parser might stop at: '/', '?', '#', '@', '&', '=', a space, a quote,
 # a backslash. Each test looks for distinctive pieces of it in everything the binary printed.
-HOSTILE_PASSWORD = "Hx7/pw?q#r@s&t=u v'w\\z"
-HOSTILE_PIECES = ("Hx7", "pw?q", "#r@s", "&t=u", "v'w")
+HOSTILE_PASSWORD = "Hx7/pw?q#r@s&t=u vQ9'w\\z"
+HOSTILE_PIECES = ("Hx7", "pw?q", "#r@s", "&t=u", "vQ9")
 
 
 def superuser_psql(postgres, sql):
@@ -314,7 +314,7 @@ def test_a_refused_postgresql_password_is_not_in_the_error(twobits_factory, post
     d.start_sandbox()
     code, output = serve_once(d)
     assert code == 1 and "database" in output and "authentication failed" in output, output
-    for piece in ("z\\w'v", "u=t&s@r#q?wp", "7xH"):
+    for piece in ("9Qv", "u=t&s@r#q?wp", "7xH"):
         assert piece not in output, output
 
 
@@ -351,11 +351,12 @@ def test_a_database_setting_that_is_neither_a_connection_string_nor_a_path_is_re
 
 def test_apple_base_url_credentials_holding_slash_hash_or_question_mark_never_show(twobits_factory):
     d = twobits_factory(autostart=False)
-    d.config["apple"]["base_url"] = f"http://operator:Hx7/pw#r?s@127.0.0.1:{d.sandbox_port}"
+    # curl ends the user info at the last '@' before the host: the password may hold '@' too.
+    d.config["apple"]["base_url"] = f"http://operator:Hx7/pw#r@Hx8?s@127.0.0.1:{d.sandbox_port}"
     rewrite_config(d)
     d.start()
     listening = [json.loads(line) for line in log_lines(d) if '"listening"' in line]
     assert listening and listening[0]["apple"] == f"http://***@127.0.0.1:{d.sandbox_port}", listening
     d.stop()
     text = d.logs["server"].read_text(errors="replace")
-    assert "Hx7" not in text and "pw#r" not in text and "operator" not in text, text
+    assert "Hx7" not in text and "Hx8" not in text and "pw#r" not in text and "operator" not in text, text
