@@ -4,31 +4,47 @@ import Locking
 /// verdict, reused for `interval` (`/readyz` may be polled often, and a write to the store each time is
 /// waste), and the outcome of the real writes.
 ///
-/// The probe alone can lie: on a full disk its one-row upsert fits in pages already allocated while every
-/// real write, which needs new pages, fails. So a real write that fails for a reason of the store's own
-/// (`realWriteFailed`) makes the store not ready for `hold` after the failure; after that a probe (or the
-/// next readiness check's probe) decides again. Under sustained failures with traffic the store stays not
-/// ready; without traffic (a load balancer took the instance out) it comes back at most once per `hold`,
-/// until its first failing real write takes it out again: no faster flapping than `hold`.
+/// The probe alone can lie: on a full disk its one-row upsert fits in pages already allocated while the
+/// real writes, which need new pages, fail. So a real write that fails for a reason of the store's own
+/// (`realWriteFailed`) makes the store not ready at once, for a hold; after the hold a fresh probe
+/// decides again. Under sustained failures with traffic the store stays not ready (each failure starts the
+/// hold again). Without traffic (a load balancer took the instance out) a lying probe brings it back,
+/// and its first failing write takes it out again: to keep that from flapping, a failure soon after a
+/// recovery doubles the hold (`baseHold` up to `maxHold`); a quiet `calmAfter` resets it.
 public final class HealthVerdictCache: Sendable {
-    private let interval: Duration
-    private let hold: Duration
-    private let last = Lock<(at: ContinuousClock.Instant, error: StorageError?)?>(nil)
-    private let lastRealWriteFailure = Lock<(at: ContinuousClock.Instant, error: StorageError)?>(nil)
-
-    /// `hold`: how long a real write's storage failure keeps the store not ready.
-    public init(interval: Duration, hold: Duration = .seconds(30)) {
-        self.interval = interval
-        self.hold = hold
+    private struct RealWrites {
+        var failedAt: ContinuousClock.Instant?
+        var failure: StorageError?
+        var hold: Duration
+        var recoveredAt: ContinuousClock.Instant?
     }
 
-    /// True for a success younger than `interval`, rethrows a failure that young (or a real write's failure
-    /// younger than `hold`); false when a probe is due.
+    private let interval: Duration
+    private let baseHold: Duration
+    private let maxHold: Duration
+    private let calmAfter: Duration
+    private let last = Lock<(at: ContinuousClock.Instant, error: StorageError?)?>(nil)
+    private let realWrites: Lock<RealWrites>
+
+    public init(interval: Duration, baseHold: Duration = .seconds(5), maxHold: Duration = .seconds(80), calmAfter: Duration = .seconds(300)) {
+        self.interval = interval
+        self.baseHold = baseHold
+        self.maxHold = maxHold
+        self.calmAfter = calmAfter
+        realWrites = Lock(RealWrites(hold: baseHold))
+    }
+
+    /// True for a success younger than `interval`, rethrows a failure that young, or a real write's failure
+    /// still within its hold; false when a probe is due.
     public func recent() throws(StorageError) -> Bool {
         let now = ContinuousClock.now
-        if let failure = lastRealWriteFailure.withLock({ $0 }) {
-            if now - failure.at < hold { throw failure.error }
-            // Held long enough: the next probe decides, and it must be a fresh one.
+        let held = realWrites.withLock { w -> (failure: StorageError, within: Bool)? in
+            guard let at = w.failedAt, let failure = w.failure else { return nil }
+            return (failure, now - at < w.hold)
+        }
+        if let held {
+            if held.within { throw held.failure }
+            // The hold is over: a fresh probe decides.
             return false
         }
         guard let cached = last.withLock({ $0 }), now - cached.at < interval else { return false }
@@ -36,21 +52,36 @@ public final class HealthVerdictCache: Sendable {
         return true
     }
 
-    /// Keeps the verdict of a probe that started at `at`, then rethrows its failure. A success after the
-    /// hold of a real write's failure ends it.
+    /// Keeps the verdict of a probe that started at `at`, then rethrows its failure. A success that started
+    /// after the hold of a real write's failure ends it.
     public func remember(_ failure: StorageError?, at: ContinuousClock.Instant) throws(StorageError) {
         last.withLock { $0 = (at, failure) }
         if failure == nil {
-            lastRealWriteFailure.withLock { held in
-                if let f = held, at - f.at >= hold { held = nil }
+            realWrites.withLock { w in
+                if let failedAt = w.failedAt, at - failedAt >= w.hold {
+                    w.failedAt = nil
+                    w.failure = nil
+                    w.recoveredAt = at
+                }
             }
         }
         if let failure { throw failure }
     }
 
-    /// A real write failed because of the store (full, read-only, corrupt, unreachable): not ready for `hold`.
+    /// A real write failed because of the store (full, read-only, corrupt): not ready from now, for the hold.
     public func realWriteFailed(_ error: StorageError) {
         let now = ContinuousClock.now
-        lastRealWriteFailure.withLock { $0 = (now, error) }
+        realWrites.withLock { w in
+            if w.failedAt == nil {
+                // A new episode: soon after the last recovery the hold doubles, after a calm it starts again.
+                if let recovered = w.recoveredAt, now - recovered < calmAfter {
+                    w.hold = min(w.hold * 2, maxHold)
+                } else {
+                    w.hold = baseHold
+                }
+            }
+            w.failedAt = now
+            w.failure = error
+        }
     }
 }
