@@ -25,8 +25,12 @@ public final class HealthVerdictCache: Sendable {
     private let calmAfter: Duration
     private let last = Lock<(at: ContinuousClock.Instant, error: StorageError?)?>(nil)
     private let realWrites: Lock<RealWrites>
+    private let now: @Sendable () -> ContinuousClock.Instant
 
-    public init(interval: Duration, baseHold: Duration = .seconds(5), maxHold: Duration = .seconds(80), calmAfter: Duration = .seconds(300)) {
+    /// `now`: the clock (tests move their own).
+    public init(interval: Duration, baseHold: Duration = .seconds(5), maxHold: Duration = .seconds(80), calmAfter: Duration = .seconds(300),
+                now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }) {
+        self.now = now
         self.interval = interval
         self.baseHold = baseHold
         self.maxHold = maxHold
@@ -37,7 +41,7 @@ public final class HealthVerdictCache: Sendable {
     /// True for a success younger than `interval`, rethrows a failure that young, or a real write's failure
     /// still within its hold; false when a probe is due.
     public func recent() throws(StorageError) -> Bool {
-        let now = ContinuousClock.now
+        let now = self.now()
         let held = realWrites.withLock { w -> (failure: StorageError, within: Bool)? in
             guard let at = w.failedAt, let failure = w.failure else { return nil }
             return (failure, now - at < w.hold)
@@ -70,7 +74,7 @@ public final class HealthVerdictCache: Sendable {
 
     /// A real write failed because of the store (full, read-only, corrupt): not ready from now, for the hold.
     public func realWriteFailed(_ error: StorageError) {
-        let now = ContinuousClock.now
+        let now = self.now()
         realWrites.withLock { w in
             if w.failedAt == nil {
                 // A new episode: soon after the last recovery the hold doubles, after a calm it starts again.
