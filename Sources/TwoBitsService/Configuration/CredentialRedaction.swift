@@ -20,15 +20,28 @@ public enum CredentialRedaction {
         return keywordPasswordsMasked(in: userInfoMasked(in: text))
     }
 
-    /// A byte scan for `://` or `password` (any case): most texts (log values) hold neither.
+    /// A byte scan for `://` or `password` (any case): most texts (log values) hold neither, and are
+    /// returned without a copy.
     static func mayHoldCredentials(_ text: String) -> Bool {
-        let word: [UInt8] = Array("password".utf8)
-        var view = Array(text.utf8)[...]
-        while let i = view.firstIndex(where: { $0 == 0x3A || $0 | 0x20 == 0x70 }) {
-            let rest = view[i...]
-            if rest.starts(with: "://".utf8) { return true }
-            if rest.count >= word.count, zip(rest.prefix(word.count), word).allSatisfy({ $0 | 0x20 == $1 }) { return true }
-            view = view[(i + 1)...]
+        text.utf8.withContiguousStorageIfAvailable(scan) ?? Array(text.utf8).withUnsafeBufferPointer(scan)
+    }
+
+    private static func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let word: StaticString = "password"
+        let n = bytes.count
+        var i = 0
+        while i < n {
+            let b = bytes[i]
+            if b == 0x3A, i + 2 < n, bytes[i + 1] == 0x2F, bytes[i + 2] == 0x2F { return true }
+            if b | 0x20 == 0x70, i + word.utf8CodeUnitCount <= n {
+                var matches = true
+                for k in 0..<word.utf8CodeUnitCount where bytes[i + k] | 0x20 != word.utf8Start[k] {
+                    matches = false
+                    break
+                }
+                if matches { return true }
+            }
+            i += 1
         }
         return false
     }
