@@ -1,5 +1,6 @@
 import Ledger
 import Locking
+@testable import PostgresLedger
 import Testing
 
 /// `HealthVerdictCache`: a real write's storage failure makes storage not ready at once (the probe alone
@@ -83,5 +84,38 @@ import Testing
         c.realWriteFailed(full)
         clock.advance(.seconds(5))
         #expect(verdict(c) == "probed ready", "after five calm minutes the hold is back to 5 s")
+    }
+
+    /// The same on PostgreSQL, through the real pool: a trigger refuses audit rows as a full disk would
+    /// (SQLSTATE 53100) while the probe's table still takes its upsert. A statement's own failure (here
+    /// P0001) leaves storage ready.
+    @Test func aPostgreSQLWriteRefusedForWantOfDiskMakesStorageNotReadyAlthoughTheProbeStillWrites() async throws {
+        try await withPostgres { store in
+            let ledger = try store.openPostgres()
+            try await ledger.checkHealth()
+            let db = try store.connection()
+            _ = try db.execute("""
+                CREATE FUNCTION refuse_audit() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.client = 'full' THEN RAISE EXCEPTION 'could not extend file' USING ERRCODE = 'disk_full'; END IF;
+                    RAISE EXCEPTION 'refused by a trigger';
+                END $$;
+                CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION refuse_audit();
+                """)
+            do throws(StorageError) {
+                _ = try await ledger.record(AuditEvent(client: "other", action: "x", result: "ok"))
+                Issue.record("the trigger let the row in")
+            } catch {
+                #expect(!error.storeFault, "\(error)")
+            }
+            try await ledger.checkHealth()
+            do throws(StorageError) {
+                _ = try await ledger.record(AuditEvent(client: "full", action: "x", result: "ok"))
+                Issue.record("the trigger let the row in")
+            } catch {
+                #expect(error.storeFault, "\(error)")
+            }
+            await #expect(throws: StorageError.self, "the probe's upsert succeeds, the real write did not") { try await ledger.checkHealth() }
+        }
     }
 }

@@ -90,13 +90,9 @@ public final class SQLiteLedger: Ledger {
     /// the probe says (`HealthVerdictCache`): on a full disk the probe's upsert still fits.
     private func failed(_ error: SQLiteError) -> StorageError {
         let storageError = StorageError(error)
-        if Self.storageFailureCodes.contains(error.code & 0xFF) { lastProbe.realWriteFailed(storageError) }
+        if storageError.storeFault { lastProbe.realWriteFailed(storageError) }
         return storageError
     }
-
-    /// SQLite's primary result codes that mean the file cannot take writes: READONLY, IOERR, CORRUPT,
-    /// FULL, CANTOPEN, NOTADB (not a constraint, a busy lock or a misuse).
-    static let storageFailureCodes: Set<Int32> = [8, 10, 11, 13, 14, 26]
 
     /// The ledger latency metric's clock: read only when somebody measures.
     private func callStarted() -> ContinuousClock.Instant? { observer == nil ? nil : ContinuousClock.now }
