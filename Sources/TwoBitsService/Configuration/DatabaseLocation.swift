@@ -22,7 +22,7 @@ public enum DatabaseLocation: Sendable, Equatable, CustomStringConvertible {
         }
         if let problem = Self.notAPlainPath(text) {
             // The text is not repeated: a malformed one may hide its password from any redaction.
-            throw ConfigurationError("database", "\(problem); give a file path for SQLite, or a PostgreSQL URI (postgresql://user@host:5432/dbname) or libpq keyword/value pairs (host=… user=… dbname=…)")
+            throw ConfigurationError("database", "\(problem); give a file path for SQLite, or a PostgreSQL URI (postgresql://host:5432/dbname) or libpq keyword/value pairs (host=… user=… dbname=…)")
         }
         self = .sqlite(path: text.hasPrefix("/") || baseDirectory == "." ? text : baseDirectory + "/" + text)
     }
