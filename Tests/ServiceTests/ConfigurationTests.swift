@@ -105,26 +105,75 @@ import TwoBitsService
     }
 }
 
-/// `database` names a SQLite file or a PostgreSQL URI; the URI's password never shows.
+/// `database` names a SQLite file or a PostgreSQL connection string; its password never shows.
 @Suite struct DatabaseLocationTests {
-    @Test func aURIIsPostgresAndAnythingElseAFile() {
-        #expect(DatabaseLocation("postgresql://u@db/twobits") == .postgres(uri: "postgresql://u@db/twobits"))
-        #expect(DatabaseLocation("POSTGRES://u@db/twobits") == .postgres(uri: "POSTGRES://u@db/twobits"))
-        #expect(DatabaseLocation("ledger.sqlite", baseDirectory: "/etc/twobits") == .sqlite(path: "/etc/twobits/ledger.sqlite"))
-        #expect(DatabaseLocation("/var/lib/twobits/t.sqlite", baseDirectory: "/etc/twobits") == .sqlite(path: "/var/lib/twobits/t.sqlite"))
+    @Test func aURIIsPostgresAndAnythingElseAFile() throws {
+        #expect(try DatabaseLocation("postgresql://u@db/twobits") == .postgres(uri: "postgresql://u@db/twobits"))
+        #expect(try DatabaseLocation("POSTGRES://u@db/twobits") == .postgres(uri: "POSTGRES://u@db/twobits"))
+        #expect(try DatabaseLocation("ledger.sqlite", baseDirectory: "/etc/twobits") == .sqlite(path: "/etc/twobits/ledger.sqlite"))
+        #expect(try DatabaseLocation("/var/lib/twobits/t.sqlite", baseDirectory: "/etc/twobits") == .sqlite(path: "/var/lib/twobits/t.sqlite"))
         // A URI is never resolved against the configuration's directory.
-        #expect(DatabaseLocation("postgres:///twobits?host=/run/postgresql", baseDirectory: "/etc") == .postgres(uri: "postgres:///twobits?host=/run/postgresql"))
+        #expect(try DatabaseLocation("postgres:///twobits?host=/run/postgresql", baseDirectory: "/etc") == .postgres(uri: "postgres:///twobits?host=/run/postgresql"))
+    }
+
+    /// libpq's two forms reach it intact: keyword/value pairs and URIs with several hosts.
+    @Test(arguments: [
+        "host=db.internal user=twobits password=s3cret dbname=twobits",
+        "host = db port=5432 password='a b\\'c' dbname=twobits sslmode=verify-full",
+        "dbname=twobits",
+        "postgresql://u:p@h1:5432,h2:5433/db?target_session_attrs=read-write",
+    ])
+    func libpqConnectionStringsArePostgres(text: String) throws {
+        #expect(try DatabaseLocation(text, baseDirectory: "/etc/twobits") == .postgres(uri: text))
+    }
+
+    /// Neither a connection string nor a plain path: refused, naming the problem, without the password.
+    @Test(arguments: [
+        "host=db user=twobits password=hunter2 dbname=x 'unterminated",
+        "HOST=db PASSWORD=hunter2",
+        "mysql://u:hunter2@db/twobits",
+        "postgresql:/u:hunter2@db/twobits",
+        "twobits:hunter2@db/twobits",
+        "host=db password='hunter2",
+        "",
+    ])
+    func anythingElseThatIsNotAPlainPathIsRefused(text: String) {
+        do {
+            let location = try DatabaseLocation(text)
+            Issue.record("accepted as \(location)")
+        } catch {
+            #expect(error.field == "database")
+            #expect(!error.description.contains("hunter2"), "\(error)")
+        }
     }
 
     @Test(arguments: [
-        ("postgresql://twobits:s3cr%40t@db.internal:5432/twobits?sslmode=verify-full", "postgresql://twobits:***@db.internal:5432/twobits?sslmode=verify-full"),
-        ("postgres://twobits@db/twobits?password=s3cr%40t&sslmode=require", "postgres://twobits@db/twobits?password=***&sslmode=require"),
-        ("postgresql://a:b:c@h/d?PASSWORD=x", "postgresql://a:***@h/d?PASSWORD=***"),
-        ("postgresql://user:p@ss@host/db", "postgresql://user:***@host/db"),
+        ("postgresql://twobits:s3cr%40t@db.internal:5432/twobits?sslmode=verify-full", "postgresql://***@db.internal:5432/twobits?sslmode=verify-full"),
+        ("postgres://twobits@db/twobits?password=s3cr%40t&sslmode=require", "postgres://***@db/twobits?password=***&sslmode=require"),
+        ("postgresql://a:b:c@h/d?PASSWORD=x", "postgresql://***@h/d?PASSWORD=***"),
+        ("postgresql://user:p@ss@host/db", "postgresql://***@host/db"),
         ("postgresql:///twobits?host=/tmp", "postgresql:///twobits?host=/tmp"),
+        // Hostile passwords: '/', '?', '#', '@', '&', spaces, quotes.
+        ("postgresql://u:pa/ss?x#y@h1:5432,h2:5433/db?target_session_attrs=read-write", "postgresql://***@h1:5432,h2:5433/db?target_session_attrs=read-write"),
+        ("postgresql://u@h/db?sslmode=require&password=a b&c", "postgresql://***@h/db?sslmode=require&password=***&c"),
+        ("host=h user=u password=s3/cr?t#x dbname=d", "host=h user=u password=*** dbname=d"),
+        ("host=h password = 'a b\\'c d' dbname=d", "host=h password = *** dbname=d"),
+        ("host=h sslpassword=keypass password=pw dbname=d", "host=h sslpassword=*** password=*** dbname=d"),
+        ("host=h password=a\\ b dbname=d", "host=h password=*** dbname=d"),
     ])
-    func thePasswordIsMaskedWhereverTheLocationIsShown(uri: String, shown: String) {
-        #expect(DatabaseLocation(uri).description == shown)
+    func thePasswordIsMaskedWhereverTheLocationIsShown(uri: String, shown: String) throws {
+        #expect(try DatabaseLocation(uri).description == shown)
+    }
+
+    /// The one redaction function on texts that quote a password back.
+    @Test(arguments: [
+        "unexpected spaces found in \"postgresql://u:hun ter2@h/db\", use percent-encoded spaces (%20) instead",
+        "could not connect (host=h password='hunter2' dbname=d): refused",
+        "cannot reach https://ops:hunter2@admin.example:8080/v1: timeout (see bob@example.com)",
+        "PASSWORD=hunter2",
+    ])
+    func passwordsQuotedInTextAreHidden(text: String) {
+        #expect(!CredentialRedaction.redacted(text).contains("hunter2"), "\(CredentialRedaction.redacted(text))")
     }
 
     @Test func poolSettingsAreReadAndBounded() throws {

@@ -7,15 +7,34 @@ import TwoBitsService
 @Suite("Operator safety")
 struct OperatorSafetyTests {
     @Test(arguments: [
-        ("https://user:pass@api.example.com/v1", "https://api.example.com/v1"),
-        ("http://user:p@ss@127.0.0.1:9000", "http://127.0.0.1:9000"),
-        ("https://token@host", "https://host"),
-        ("https://host/path@not-userinfo", "https://host/path@not-userinfo"),
+        ("https://user:pass@api.example.com/v1", "https://***@api.example.com/v1"),
+        ("http://user:p@ss@127.0.0.1:9000", "http://***@127.0.0.1:9000"),
+        ("https://token@host", "https://***@host"),
+        // A password holding '/', '#' or '?' (curl takes the last '@' before the path as the end of the user info).
+        ("https://user:a/b#c?d@api.example.com/v1", "https://***@api.example.com/v1"),
         ("https://api.development.devicecheck.apple.com", "https://api.development.devicecheck.apple.com"),
-        ("user:secret@host", "host"),
     ])
-    func userinfoIsStrippedFromURLs(url: String, expected: String) {
-        #expect(ServiceConfiguration.withoutUserinfo(url) == expected)
+    func userinfoIsHiddenInURLs(url: String, expected: String) {
+        #expect(CredentialRedaction.redacted(url) == expected)
+    }
+
+    @Test func theLoggableBaseURLHidesItsUserInfo() throws {
+        let json = #"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8","base_url":"https://ops:Hx7/pw#r@Hx8?s@api.example.com/v1"}}"#
+        let apple = try ServiceConfiguration.parse(Data(json.utf8)).apple
+        #expect(apple.loggableBaseURL == "https://***@api.example.com/v1")
+    }
+
+    /// The log hides passwords in any message or text field, whoever forgot to hide them first.
+    @Test func aLogLineHidesPasswordsInItsTexts() {
+        let log = LogCollector()
+        let writer = LogWriter(sink: { log.append($0) })
+        writer.log(.error, "cannot reach https://ops:Hx7@host", [
+            "detail": .string("could not connect (host=h password='Hx8 x' dbname=d)"),
+            "uri": .string("postgresql://u:Hx9?/@h1,h2/db"),
+        ])
+        let text = log.withLock { $0.joined() }
+        #expect(text.contains("cannot reach https://***@host") && text.contains("password=***"), "\(text)")
+        #expect(!text.contains("Hx7") && !text.contains("Hx8") && !text.contains("Hx9"), "\(text)")
     }
 
     @Test func aBadBaseURLErrorDoesNotEchoItsCredentials() {
@@ -38,7 +57,7 @@ struct OperatorSafetyTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try P256PrivateKey.generate().pkcs8PEM.write(toFile: directory + "/AuthKey.p8", atomically: true, encoding: .utf8)
-        let json = #"{"listen":"127.0.0.1:0","database":"l.sqlite","apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8","base_url":"http://ops:s3cr3t-pw@127.0.0.1:\#(port)"}}"#
+        let json = #"{"listen":"127.0.0.1:0","database":"l.sqlite","apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8","base_url":"http://ops:s3cr3t/pw#x?y@127.0.0.1:\#(port)"}}"#
         let configuration = try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory)
         let log = LogCollector()
         let service = try TwoBitsService(configuration: configuration, logger: LogWriter(sink: { log.append($0) }))
@@ -47,7 +66,7 @@ struct OperatorSafetyTests {
         let text = log.withLock { $0.joined() }
         #expect(text.contains("listening"))
         #expect(text.contains("127.0.0.1:\(port)"))
-        #expect(!text.contains("s3cr3t-pw") && !text.contains("ops:"))
+        #expect(!text.contains("s3cr3t") && !text.contains("ops:"))
     }
 
     @Test func aP8ReadableByOthersAndAConfigurationWritableByOthersAreWarnedAbout() throws {

@@ -11,6 +11,7 @@ import os
 import pwd
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -229,3 +230,133 @@ def test_admin_audit_escapes_control_characters(twobits_factory):
     assert "\x1b" not in out.stdout and "\x07" not in out.stdout and "\r" not in out.stdout and "\x9b" not in out.stdout
     assert "ops\\u{1B}]0;pwned\\u{7}\\u{1B}[2J\\r\\u{9B}31m" in out.stdout, out.stdout
     assert "ban.pending" in out.stdout
+
+
+# -- Issue 34, items 1-2: PostgreSQL connection strings and passwords whatever they hold -----------------
+
+# A password with every character a parser might stop at: '/', '?', '#', '@', '&', '=', a space, a quote,
+# a backslash. Each test looks for distinctive pieces of it in everything the binary printed.
+HOSTILE_PASSWORD = "Hx7/pw?q#r@s&t=u vQ9'w\\z"
+HOSTILE_PIECES = ("Hx7", "pw?q", "#r@s", "&t=u", "vQ9")
+
+
+def superuser_psql(postgres, sql):
+    """SQL as the cluster's superuser over its Unix socket (root runs the cluster as `postgres`)."""
+    if os.geteuid() != 0 or not postgres.dir:
+        pytest.skip("needs root and the cluster's directory (.ci/postgres.sh)")
+    port = (Path(postgres.dir) / "port").read_text().strip()
+    result = subprocess.run(["runuser", "-u", "postgres", "--", "psql", "-h", postgres.dir, "-p", port, "-U", "postgres",
+                             "-d", "postgres", "-qAtX", "-v", "ON_ERROR_STOP=1", "-c", sql], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return port
+
+
+def hostile_role(postgres):
+    """A role whose password is HOSTILE_PASSWORD and a database it owns; returns (role, database, port)."""
+    role = f"hostile_{os.getpid()}_{int(time.time() * 1000) % 10000000}"
+    literal = HOSTILE_PASSWORD.replace("'", "''")
+    port = superuser_psql(postgres, f"CREATE ROLE {role} LOGIN PASSWORD '{literal}'")
+    superuser_psql(postgres, f"CREATE DATABASE {role} OWNER {role}")
+    return role, role, port
+
+
+def keyword_value(role, database, port, password=HOSTILE_PASSWORD):
+    quoted = password.replace("\\", "\\\\").replace("'", "\\'")
+    return f"host=127.0.0.1 port={port} user={role} dbname={database} password='{quoted}'"
+
+
+def multi_host_uri(role, database, port, password=HOSTILE_PASSWORD):
+    # '?' and '#' stay raw (libpq reads the user info up to its '@'); what libpq needs encoded is encoded.
+    encoded = "".join(c if c.isalnum() or c in "?#-_.~" else "%%%02X" % ord(c) for c in password)
+    # The first host refuses: libpq moves on to the second.
+    return f"postgresql://{role}:{encoded}@127.0.0.1:1,127.0.0.1:{port}/{database}?target_session_attrs=read-write&connect_timeout=5"
+
+
+def assert_no_password(text, encoded_too=None):
+    for piece in HOSTILE_PIECES + ((encoded_too,) if encoded_too else ()):
+        assert piece not in text, (piece, text[-3000:])
+
+
+@pytest.mark.parametrize("form", ["keyword/value", "multi-host URI"])
+def test_a_postgresql_connection_string_in_either_libpq_form_is_postgresql_and_its_password_never_shows(twobits_factory, postgres, form):
+    role, database, port = hostile_role(postgres)
+    setting = keyword_value(role, database, port) if form == "keyword/value" else multi_host_uri(role, database, port)
+    d = twobits_factory(name=f"pg-{form.split()[0].replace('/', '-')}", autostart=False, extra={"database": setting})
+    d.start()
+    ban = d.post("/v1/admin/bans", {"device_token": d.mint(d.new_device()), "reason": "fraud"}, client="ops")
+    assert ban.status == 200, ban
+    # The ledger is PostgreSQL: the ban's audit event is in the role's database, and no SQLite file appeared.
+    superuser_psql(postgres, "SELECT 1")
+    events = subprocess.run(["runuser", "-u", "postgres", "--", "psql", "-h", postgres.dir, "-p", port, "-U", "postgres",
+                             "-d", database, "-qAtX", "-c", "SELECT count(*) FROM audit_events WHERE action = 'ban'"],
+                            capture_output=True, text=True, timeout=60)
+    assert events.returncode == 0 and int(events.stdout.strip()) == 1, events
+    assert not [p.name for p in d.dir.iterdir() if "sqlite" in p.name or "=" in p.name or ":" in p.name], list(d.dir.iterdir())
+    listening = [json.loads(line) for line in log_lines(d) if '"listening"' in line]
+    assert listening, log_lines(d)
+    shown = listening[0]["database"]
+    assert "127.0.0.1" in shown and database in shown, shown
+    assert ("password=***" in shown) if form == "keyword/value" else shown.startswith("postgresql://***@127.0.0.1:1,127.0.0.1:"), shown
+    d.stop()
+    assert_no_password(d.logs["server"].read_text(errors="replace"), encoded_too=setting.split(":")[2].split("@")[0] if form != "keyword/value" else None)
+    # twobits' own commands take both forms too, and print no password.
+    result = d.cli("migrate", "--database", setting, check=False)
+    assert result.returncode == 0 and "schema version" in result.stdout, result
+    assert_no_password(result.stdout + result.stderr)
+
+
+@pytest.mark.parametrize("form", ["keyword/value", "multi-host URI"])
+def test_a_refused_postgresql_password_is_not_in_the_error(twobits_factory, postgres, form):
+    role, database, port = hostile_role(postgres)
+    wrong = HOSTILE_PASSWORD[::-1]
+    setting = keyword_value(role, database, port, wrong) if form == "keyword/value" else multi_host_uri(role, database, port, wrong)
+    d = twobits_factory(name=f"pg-wrong-{form.split()[0].replace('/', '-')}", autostart=False, extra={"database": setting})
+    d.start_sandbox()
+    code, output = serve_once(d)
+    assert code == 1 and "database" in output and "authentication failed" in output, output
+    for piece in ("9Qv", "u=t&s@r#q?wp", "7xH"):
+        assert piece not in output, output
+
+
+# libpq quotes the piece it cannot parse back (`invalid percent-encoded token: "…"`): here, the password.
+@pytest.mark.parametrize("setting", [
+    "postgresql://twobits:Hx7%zzsecret@127.0.0.1:1/twobits",
+    "host=127.0.0.1 port=1 password='Hx7 secret' dbname=twobits bogus_option=1",
+])
+def test_a_malformed_connection_string_is_refused_without_its_password(twobits_factory, setting):
+    d = twobits_factory(name="pg-malformed", autostart=False, extra={"database": setting})
+    d.start_sandbox()
+    code, output = serve_once(d)
+    assert code == 1 and "database" in output, output
+    assert "Hx7" not in output, output
+    result = d.cli("migrate", "--database", setting, check=False)
+    assert result.returncode != 0 and "Hx7" not in result.stdout + result.stderr, result
+
+
+@pytest.mark.parametrize("setting, problem", [
+    ("host=db user=twobits password=Hx7secret dbname=x 'unterminated", "connection settings"),
+    ("HOST=db PASSWORD=Hx7secret", "connection settings"),
+    ("mysql://twobits:Hx7secret@db/twobits", "URI"),
+    ("twobits:Hx7secret@db/twobits", "credentials"),
+])
+def test_a_database_setting_that_is_neither_a_connection_string_nor_a_path_is_refused(twobits_factory, setting, problem):
+    """It used to start the server on a private SQLite file named after the text, password included."""
+    d = twobits_factory(name="db-refused", autostart=False, extra={"database": setting})
+    d.start_sandbox()
+    code, output = serve_once(d)
+    assert code == 1 and "configuration error: database:" in output and problem in output, output
+    assert "Hx7" not in output, output
+    assert not [p for p in d.dir.iterdir() if "Hx7" in p.name], list(d.dir.iterdir())
+
+
+def test_apple_base_url_credentials_holding_slash_hash_or_question_mark_never_show(twobits_factory):
+    d = twobits_factory(autostart=False)
+    # curl ends the user info at the last '@' before the host: the password may hold '@' too.
+    d.config["apple"]["base_url"] = f"http://operator:Hx7/pw#r@Hx8?s@127.0.0.1:{d.sandbox_port}"
+    rewrite_config(d)
+    d.start()
+    listening = [json.loads(line) for line in log_lines(d) if '"listening"' in line]
+    assert listening and listening[0]["apple"] == f"http://***@127.0.0.1:{d.sandbox_port}", listening
+    d.stop()
+    text = d.logs["server"].read_text(errors="replace")
+    assert "Hx7" not in text and "Hx8" not in text and "pw#r" not in text and "operator" not in text, text

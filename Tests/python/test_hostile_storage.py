@@ -342,7 +342,69 @@ def test_a_full_disk_answers_503_and_writes_nothing_at_apple(twobits_factory, tm
         assert updates(deployment) == before, "Apple was written although the intent could not be recorded"
         wait_for(lambda: http("GET", deployment.url + "/readyz").status == 503, 6, "/readyz to fail on a full disk")
         (ledger_dir / "filler").unlink()
-        wait_for(lambda: http("GET", deployment.url + "/readyz").status == 200, 6, "/readyz to recover")
+        # The refused writes hold storage not ready for a few seconds (docs/operations.md), then the probe decides.
+        wait_for(lambda: http("GET", deployment.url + "/readyz").status == 200, 30, "/readyz to recover")
+        assert claim(deployment, deployment.mint(deployment.new_device())).status == 200
+    finally:
+        twobits_factory.close()
+        subprocess.run(["umount", "-l", str(ledger_dir)], capture_output=True)
+
+
+def fill_to_the_last_byte(directory):
+    """Fills the file system of `directory`: 64 KiB writes, then smaller ones, until not one byte fits."""
+    fd = os.open(directory / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for size in (65536, 4096, 512, 1):
+            try:
+                while True:
+                    os.write(fd, b"\0" * size)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)
+
+
+def storage_readiness_metric(deployment):
+    exposition = http("GET", deployment.url + "/metrics").raw.decode()
+    values = [line.split()[-1] for line in exposition.splitlines() if line.startswith('twobits_readiness_check{check="storage"}')]
+    assert len(values) == 1, exposition
+    return values[0]
+
+
+def test_readiness_follows_the_real_writes_on_a_full_disk(twobits_factory, tmp_path):
+    """Issue 34, item 3: with the disk full, the probe's one-row upsert still fitted in pages the ledger
+    already had while the real writes failed (1,168 of 1,200 answered 503), and /readyz and the metric said
+    ready. A real write's storage failure now makes storage not ready at once, until the disk has room."""
+    ledger_dir = tmp_path / "small-disk"
+    ledger_dir.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(ledger_dir)], capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root)")
+    try:
+        deployment = deploy(twobits_factory, database=str(ledger_dir / "twobits.sqlite"))
+        for _ in range(20):
+            assert claim(deployment, deployment.mint(deployment.new_device())).status == 200
+        # The background checkpoint moves the log into the database file: pages the probe reuses.
+        time.sleep(2)
+        assert http("GET", deployment.url + "/readyz").status == 200
+        fill_to_the_last_byte(ledger_dir)
+        answers = []
+        for _ in range(300):
+            answers.append(claim(deployment, deployment.mint(deployment.new_device())))
+            if answers[-1].status == 503:
+                break
+        assert answers[-1].status == 503 and answers[-1].error_code == "storage_unavailable", answers[-1]
+        # From the first refused write on, every poll says not ready, while the writes keep failing.
+        for _ in range(10):
+            ready = http("GET", deployment.url + "/readyz")
+            assert ready.status == 503 and ready.json["checks"]["storage"] == "failed: the ledger cannot be written", ready
+            assert storage_readiness_metric(deployment) == "0"
+            answer = claim(deployment, deployment.mint(deployment.new_device()))
+            assert answer.status == 503 and answer.error_code == "storage_unavailable", answer
+        log = deployment.logs["server"].read_text(errors="replace")
+        assert "readiness: the ledger cannot be written" in log
+        (ledger_dir / "filler").unlink()
+        wait_for(lambda: http("GET", deployment.url + "/readyz").status == 200, 30, "/readyz to recover once the disk has room")
+        assert storage_readiness_metric(deployment) == "1"
         assert claim(deployment, deployment.mint(deployment.new_device())).status == 200
     finally:
         twobits_factory.close()

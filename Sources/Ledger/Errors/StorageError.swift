@@ -12,9 +12,13 @@ public struct StorageError: Error, CustomStringConvertible, Sendable {
 
     public let message: String
     public let kind: Kind
-    public init(_ message: String, kind: Kind = .failed) {
+    /// The store itself cannot take writes (full, read-only, corrupt, an I/O error), as opposed to one
+    /// statement's own failure: readiness follows it (`HealthVerdictCache.realWriteFailed`).
+    public let storeFault: Bool
+    public init(_ message: String, kind: Kind = .failed, storeFault: Bool = false) {
         self.message = message
         self.kind = kind
+        self.storeFault = storeFault
     }
     public var description: String { "storage: \(message)" }
 }

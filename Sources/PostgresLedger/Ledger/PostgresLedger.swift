@@ -102,12 +102,15 @@ public final class PostgresLedger: Ledger {
         try await timed { () async throws(StorageError) in try await pipelines.execute(sql, parameters) }
     }
 
-    /// Tells the observer (the ledger latency metric) how long `call` took, the wait for a connection included.
+    /// Tells the observer (the ledger latency metric) how long `call` took, the wait for a connection included;
+    /// a failure of the server's own makes storage not ready (`HealthVerdictCache.realWriteFailed`).
     private func timed<T>(_ call: () async throws(StorageError) -> T) async throws(StorageError) -> T {
-        guard let observer else { return try await call() }
-        let start = ContinuousClock.now
-        defer { observer.ledgerCallFinished(seconds: (ContinuousClock.now - start).inSeconds) }
-        return try await call()
+        let start = observer == nil ? nil : ContinuousClock.now
+        defer { if let start, let observer { observer.ledgerCallFinished(seconds: (ContinuousClock.now - start).inSeconds) } }
+        do { return try await call() } catch {
+            if error.storeFault { lastProbe.realWriteFailed(error) }
+            throw error
+        }
     }
 
     /// A direct connection for the synchronous admin paths (`migrate`, `importTables`, `tableCounts`).

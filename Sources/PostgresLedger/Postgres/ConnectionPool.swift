@@ -294,7 +294,7 @@ final class ConnectionPool: Sendable {
             job.fail(StorageError("PostgreSQL unreachable: \(error.message)", kind: .unreachable))
             return false
         }
-        job.fail(StorageError("PostgreSQL: \(error)"))
+        job.fail(StorageError("PostgreSQL: \(error)", storeFault: error.isStoreFault))
         return true
     }
 

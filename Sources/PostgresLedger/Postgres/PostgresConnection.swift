@@ -16,6 +16,7 @@ final class PostgresConnection: @unchecked Sendable {
 
     /// Connects, or fails with libpq's message (never the URI: libpq's text holds host and port, not the password).
     init(uri: String) throws(PostgresError) {
+        try Self.checkParses(uri)
         var pairs: [(String, String)] = []
         let env = ProcessInfo.processInfo.environment
         if env["PGCONNECT_TIMEOUT"] == nil { pairs.append(("connect_timeout", "5")) }
@@ -248,6 +249,35 @@ final class PostgresConnection: @unchecked Sendable {
             i += 2
         }
         return out
+    }
+
+    /// libpq's parse errors quote the piece they stumbled on, which may be the password (`unexpected spaces
+    /// found in "…"` is about a password with a space): the string is parsed first, and such a message is
+    /// given with its quoted pieces hidden. What libpq says after a successful parse names hosts, not secrets.
+    static func checkParses(_ connectionString: String) throws(PostgresError) {
+        var failure: UnsafeMutablePointer<CChar>?
+        if let options = PQconninfoParse(connectionString, &failure) {
+            PQconninfoFree(options)
+            return
+        }
+        let message = failure.map { quotedPiecesHidden(trimmed($0)) } ?? "out of memory"
+        if let failure { PQfreemem(failure) }
+        throw PostgresError(sqlState: nil, message: "the connection string is not valid: \(message)", connectionLost: true)
+    }
+
+    /// `text` with every `"…"` replaced by `"***"` (an unterminated quote hides the rest).
+    static func quotedPiecesHidden(_ text: String) -> String {
+        var out = ""
+        var inside = false
+        for character in text {
+            if character == "\"" {
+                if !inside { out += "\"***" } else { out += "\"" }
+                inside.toggle()
+            } else if !inside {
+                out.append(character)
+            }
+        }
+        return inside ? out + "\"" : out
     }
 
     private static func trimmed(_ message: UnsafePointer<CChar>?) -> String {

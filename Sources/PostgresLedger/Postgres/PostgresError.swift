@@ -18,6 +18,10 @@ struct PostgresError: Error, CustomStringConvertible, Sendable {
         return state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03"
     }
 
+    /// The server cannot take writes: disk full (53100), an I/O error (58030), a read-only transaction
+    /// (25006: a standby, or `default_transaction_read_only`), corrupt data or index (XX001, XX002).
+    var isStoreFault: Bool { ["53100", "58030", "25006", "XX001", "XX002"].contains(sqlState ?? "") }
+
     /// A deadlock or serialization failure: the transaction may simply be run again.
     var isRetryable: Bool { sqlState == "40P01" || sqlState == "40001" }
 

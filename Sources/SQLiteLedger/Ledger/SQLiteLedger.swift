@@ -76,14 +76,22 @@ public final class SQLiteLedger: Ledger {
     func run<T>(_ body: () throws(SQLiteError) -> T) throws(StorageError) -> T {
         let start = callStarted()
         defer { callFinished(start) }
-        do { return try body() } catch { throw StorageError(error) }
+        do { return try body() } catch { throw failed(error) }
     }
 
     /// Runs `body` through the group commit (see `GroupCommit`), timed like `run`.
     func write<T: Sendable>(_ body: @escaping (SQLiteTransaction) throws(SQLiteError) -> T) async throws(StorageError) -> T {
         let start = callStarted()
         defer { callFinished(start) }
-        do { return try await groupCommit.write(body) } catch { throw StorageError(error) }
+        do { return try await groupCommit.write(body) } catch { throw failed(error) }
+    }
+
+    /// The error for a failed call; one the store itself caused makes it not ready for a while, whatever
+    /// the probe says (`HealthVerdictCache`): on a full disk the probe's upsert still fits.
+    private func failed(_ error: SQLiteError) -> StorageError {
+        let storageError = StorageError(error)
+        if storageError.storeFault { lastProbe.realWriteFailed(storageError) }
+        return storageError
     }
 
     /// The ledger latency metric's clock: read only when somebody measures.

@@ -8,5 +8,6 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
         self.problem = problem
     }
 
-    public var description: String { field.isEmpty ? problem : "\(field): \(problem)" }
+    /// The field and the problem, any password in them hidden (a connection string may be quoted back).
+    public var description: String { CredentialRedaction.redacted(field.isEmpty ? problem : "\(field): \(problem)") }
 }

@@ -1,24 +1,12 @@
 import FoundationEssentials
 import Glibc
 
-/// Operator mistakes that do not stop the service but deserve a warning, and URL credentials kept
-/// out of logs and error messages.
+/// Operator mistakes that do not stop the service but deserve a warning.
 extension ServiceConfiguration {
     /// A warning for the start-up log.
     public struct Warning: Sendable, Equatable {
         public let message: String
         public let path: String
-    }
-
-    /// `url` without the `user:password@` part of its authority, for logs and error messages.
-    public static func withoutUserinfo(_ url: String) -> String {
-        let authorityStart = url.firstRange(of: "://")?.upperBound ?? url.startIndex
-        let rest = url[authorityStart...]
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        let authority = rest[..<authorityEnd]
-        // The last '@' ends the userinfo: a password may itself contain '@'.
-        guard let at = authority.lastIndex(of: "@") else { return url }
-        return String(url[..<authorityStart]) + String(rest[rest.index(after: at)...])
     }
 
     /// Files others could read or change: the Apple key readable by others, the configuration
@@ -52,5 +40,5 @@ extension ServiceConfiguration {
 
 extension ServiceConfiguration.Apple {
     /// The base URL as it may be logged: without credentials.
-    public var loggableBaseURL: String { ServiceConfiguration.withoutUserinfo(effectiveBaseURL) }
+    public var loggableBaseURL: String { CredentialRedaction.redacted(effectiveBaseURL) }
 }

@@ -117,7 +117,7 @@ public struct ServiceConfiguration: Sendable {
         var reader = try ConfigReader(path: "", value: root)
 
         let (host, port) = try parseListen(reader.string("listen", default: ServiceDefaults.listen))
-        let database = DatabaseLocation(try reader.string("database", default: ServiceDefaults.database), baseDirectory: baseDirectory)
+        let database = try DatabaseLocation(try reader.string("database", default: ServiceDefaults.database), baseDirectory: baseDirectory)
         let databasePool = DatabasePool(
             size: try reader.int("database_pool_size", default: ServiceDefaults.DatabasePool.size, range: 1...1_000),
             pipelines: try reader.int("database_pipelines", default: ServiceDefaults.DatabasePool.pipelines, range: 1...64),

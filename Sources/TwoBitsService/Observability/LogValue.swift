@@ -9,6 +9,12 @@ public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByInteger
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int) { self = .int(value) }
 
+    /// This value with any password in a text hidden (`CredentialRedaction`).
+    var redacted: LogValue {
+        if case .string(let s) = self { return .string(CredentialRedaction.redacted(s)) }
+        return self
+    }
+
     func append(to out: inout [UInt8]) {
         switch self {
         case .string(let s): JSONString.append(s, to: &out)

@@ -46,9 +46,11 @@ public final class LogWriter: Sendable {
         }
     }
 
+    /// Logs one line; any password in the message or a text field is hidden (`CredentialRedaction`): errors
+    /// quote connection strings and URLs back.
     public func log(_ level: Level, _ message: String, _ fields: [String: LogValue] = [:]) {
         guard enabled else { return }
-        write(level, message, fields.sorted { $0.key < $1.key })
+        write(level, CredentialRedaction.redacted(message), fields.map { ($0.key, $0.value.redacted) }.sorted { $0.key < $1.key })
     }
 
     /// Logs one line with `fields` in the order given: for the line written on every request, whose caller

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Glibc
+import TwoBitsService
 
 /// A minimal parser for `--flag value`, `--flag=value` and `--switch` arguments.
 struct Arguments {
@@ -70,8 +71,9 @@ struct UsageError: Error, CustomStringConvertible {
 }
 
 /// Prints to standard error.
+/// Writes `message` to standard error, any password in it hidden (errors may quote a connection string back).
 func printError(_ message: String) {
-    let line = Array((message + "\n").utf8)
+    let line = Array((CredentialRedaction.redacted(message) + "\n").utf8)
     _ = line.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
 }
 

@@ -67,7 +67,7 @@ enum AdminCommand {
         do {
             response = try await client.send(OutboundRequest(method: method, url: server + path, headers: headers, body: data, timeoutMilliseconds: 30_000))
         } catch {
-            printError("twobits admin: cannot reach \(ServiceConfiguration.withoutUserinfo(server)): \(error)")
+            printError("twobits admin: cannot reach \(CredentialRedaction.redacted(server)): \(error)")
             return 1
         }
         if json {

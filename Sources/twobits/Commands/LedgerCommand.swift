@@ -2,6 +2,7 @@ import FoundationEssentials
 import Ledger
 import PostgresLedger
 import SQLiteLedger
+import TwoBitsService
 
 /// `twobits ledger copy --from FILE --to URL [--replace]`: moves a SQLite ledger into PostgreSQL in one
 /// transaction, then prints the rows of each table in both and fails when any count differs. A target
@@ -16,7 +17,7 @@ enum LedgerCommand {
         let to = try args.required("to")
         let replace = args.flag("replace")
         try args.rejectUnknown()
-        guard to.hasPrefix("postgres://") || to.hasPrefix("postgresql://") else { throw UsageError("--to must be a PostgreSQL URI (postgresql://…)") }
+        guard case .postgres = try DatabaseLocation(to) else { throw UsageError("--to must be a PostgreSQL URI (postgresql://…) or keyword/value connection string") }
         // Opening a missing path would create an empty ledger and copy nothing.
         guard FileManager.default.fileExists(atPath: from) else { throw UsageError("no SQLite ledger at \(from)") }
 
