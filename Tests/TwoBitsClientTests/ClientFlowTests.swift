@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TwoBitsClient
+import TwoBitsCrypto
 
 /// The whole client flow against a real TwoBits service and the sandbox's simulated iPhones, through a relay
 /// over HTTP with the main API's key.
@@ -261,13 +262,61 @@ import TwoBitsClient
         }
     }
 
-    @Test func theStatusStaysOutOfTheExchangeUnlessTheRelayIsToldToSendIt() async throws {
+    @Test func theFallbackReasonReachesTheServerAndIsCounted() async throws {
         try await withHarness { h in
-            // TwoBits refuses fields it does not know: sent, the exchange fails; by default it is left out.
-            let sending = try await Device(h, appAttestSupported: false, sendsAppAttestStatus: true)
-            await #expect(throws: TwoBitsClientError.refused(status: 400, code: "bad_request", reason: nil)) {
-                try await sending.client.token(for: .any)
-            }
+            #expect(try await h.fallbackReasonCount("unsupported") == 0)
+            let unsupported = try await Device(h, appAttestSupported: false)
+            let token = try await unsupported.client.token(for: .any)
+            #expect(token.tier == "devicecheck" && unsupported.relay.sentExchanges.first?.appAttestStatus == .unsupported)
+            #expect(try await h.fallbackReasonCount("unsupported") == 1)
+
+            let offline = try await Device(h)
+            offline.relay.appAttestUnreachable = true
+            _ = try await offline.client.token(for: .any)
+            #expect(try await h.fallbackReasonCount("network") == 1)
+            #expect(try await h.fallbackReasonCount("unsupported") == 1)
+        }
+    }
+
+    @Test func tokensAreBoundToTheRelaysSessionAndCachedPerSession() async throws {
+        try await withHarness { h in
+            let relay = h.relay()
+            relay.session = "session-of-alice"
+            let device = try await Device(h, relay: relay)
+            let alice = try await device.client.token(for: .any)
+            #expect(alice.tier == "appattest")
+            #expect(claims(alice)["bnd"] as? String == SHA256Digest.hash(Data("session-of-alice".utf8)).base64URLEncodedString())
+            #expect(try await h.verify(alice, binding: "session-of-alice")["valid"] as? Bool == true)
+            let replayed = try await h.verify(alice, binding: "session-of-bob")
+            #expect(replayed["valid"] as? Bool == false && replayed["reason"] as? String == "binding_mismatch", "\(replayed)")
+
+            // Another account on the same app: alice's cached token is not handed out; bob gets his own.
+            relay.session = "session-of-bob"
+            let bob = try await device.client.token(for: .any)
+            #expect(bob.value != alice.value && device.relay.calls("assert") == 1)
+            #expect(try await h.verify(bob, binding: "session-of-bob")["valid"] as? Bool == true)
+            #expect(try await h.verify(bob, binding: "session-of-alice")["reason"] as? String == "binding_mismatch")
+            #expect(try await device.client.token(for: .strong) == bob)
+
+            // Back to alice: her token, still cached under her session.
+            relay.session = "session-of-alice"
+            #expect(try await device.client.token(for: .any) == alice)
+            // Signed out: neither session's token, an unbound one.
+            relay.session = nil
+            let unbound = try await device.client.token(for: .any)
+            #expect(unbound.value != alice.value && unbound.value != bob.value && claims(unbound)["bnd"] == nil)
+
+            // The fallback exchange is bound the same way.
+            let fallbackRelay = h.relay()
+            fallbackRelay.session = "session-of-carol"
+            let fallback = try await Device(h, appAttestSupported: false, relay: fallbackRelay)
+            let carol = try await fallback.client.token(for: .any)
+            #expect(carol.tier == "devicecheck")
+            #expect(try await h.verify(carol, binding: "session-of-carol")["valid"] as? Bool == true)
+            #expect(try await h.verify(carol, binding: "session-of-dave")["reason"] as? String == "binding_mismatch")
+            fallbackRelay.session = "session-of-dave"
+            let dave = try await fallback.client.token(for: .any)
+            #expect(dave.value != carol.value && fallback.relay.calls("exchange") == 2)
         }
     }
 }

@@ -10,11 +10,14 @@ In the main API these are four routes of its own web framework; `forward` is the
 
   1. Authenticate the user's session as for any other route (`authenticate` below is a stand-in), and
      rate-limit these routes per user.
-  2. Forward the JSON body unchanged, with `Authorization: Bearer <TwoBits key>`, except `app_attest_status`:
-     the client may send it (why a token comes from the fallback tier), TwoBits does not accept it yet, so it
-     is read here (a fraud signal worth logging) and removed. TwoBits has no `binding` field yet either: once
-     it has, this is where the user's id goes.
-  3. Pass TwoBits' status, `Retry-After` and body back unchanged: the library decides by TwoBits' error
+  2. Forward the JSON body unchanged, with `Authorization: Bearer <TwoBits key>`; `app_attest_status` (why a
+     token comes from the fallback tier) goes through too: TwoBits counts it (the adoption signal).
+  3. Bind the token to the session: on the three calls that issue tokens (attestations, assertions, fallback
+     tokens) set `binding` to the user's session exactly as the main API will see it when the token comes
+     back on a request (here the session token itself), replacing whatever the app sent. The token then
+     carries `bnd`, and the main API checks it against the request's session (`binding` on
+     `/v1/fallback-tokens/verify`, or `check_binding` in verify_fallback_token.py).
+  4. Pass TwoBits' status, `Retry-After` and body back unchanged: the library decides by TwoBits' error
      codes (device_banned, not_enabled, key_unknown, ...).
 
 Standalone, for trying the library against `twobits serve` (the test suite runs it so,
@@ -24,12 +27,13 @@ Tests/python/test_client_relay.py):
 """
 import argparse
 import json
-import sys
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 ROUTES = ("/v1/app-attest/challenges", "/v1/app-attest/attestations", "/v1/app-attest/assertions", "/v1/fallback-tokens")
+# The calls whose token is bound to the user's session (a challenge issues no token).
+BOUND = ("/v1/app-attest/attestations", "/v1/app-attest/assertions", "/v1/fallback-tokens")
 MAX_BODY = 64 * 1024  # TwoBits' own limit is larger; DeviceCheck tokens are about 3.5 KB
 
 
@@ -38,17 +42,18 @@ def envelope(code, message):
     return json.dumps({"error": {"code": code, "message": message}}).encode()
 
 
-def forward(twobits_url, api_key, path, body, user):
-    """Forwards one call to TwoBits; returns (status, headers, body) to send back to the app unchanged."""
+def forward(twobits_url, api_key, path, body, session):
+    """Forwards one call of the user whose session is `session` to TwoBits; returns (status, headers, body) to
+    send back to the app unchanged."""
     try:
         fields = json.loads(body or b"{}")
     except ValueError:
         return 400, {}, envelope("bad_request", "the body is not JSON")
     if not isinstance(fields, dict):
         return 400, {}, envelope("bad_request", "the body is not a JSON object")
-    status = fields.pop("app_attest_status", None)
-    if status is not None:
-        print(json.dumps({"msg": "fallback tier", "user": user, "app_attest_status": status}), file=sys.stderr, flush=True)
+    if path in BOUND:
+        # The session the main API authenticated, never the app's word for it.
+        fields["binding"] = session
 
     request = urllib.request.Request(twobits_url.rstrip("/") + path, data=json.dumps(fields).encode(), method="POST",
                                      headers={"Authorization": "Bearer " + api_key, "Content-Type": "application/json"})
@@ -67,13 +72,13 @@ def make_handler(twobits_url, api_key, authenticate):
         def do_POST(self):
             if self.path not in ROUTES:
                 return self.answer(404, {}, envelope("not_found", "no such route"))
-            user = authenticate(self.headers.get("Authorization", ""))
-            if user is None:
+            session = authenticate(self.headers.get("Authorization", ""))
+            if session is None:
                 return self.answer(401, {}, envelope("unauthorized", "sign in first"))
             length = int(self.headers.get("Content-Length") or 0)
             if length > MAX_BODY:
                 return self.answer(413, {}, envelope("payload_too_large", "body too large"))
-            self.answer(*forward(twobits_url, api_key, self.path, self.rfile.read(length), user))
+            self.answer(*forward(twobits_url, api_key, self.path, self.rfile.read(length), session))
 
         def answer(self, status, headers, body):
             self.send_response(status)
@@ -101,9 +106,10 @@ def main():
     sessions = set(options.session)
 
     def authenticate(authorization):
-        # Stand-in for the main API's own session check: returns the user, or None to refuse.
+        # Stand-in for the main API's own session check: returns the session (what tokens are bound to, as the
+        # main API will see it on later requests), or None to refuse.
         token = authorization[len("Bearer "):] if authorization.startswith("Bearer ") else ""
-        return "user-of-" + token[:4] if token in sessions else None
+        return token if token in sessions else None
 
     host, port = options.listen.rsplit(":", 1)
     server = ThreadingHTTPServer((host, int(port)), make_handler(options.twobits, api_key, authenticate))

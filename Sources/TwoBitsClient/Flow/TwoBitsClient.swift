@@ -44,14 +44,17 @@ public actor TwoBitsClient {
         }
     }
 
-    /// Forgets cached tokens (e.g. at sign-out). The App Attest key stays.
+    /// Forgets cached tokens (e.g. at sign-out; needed when the relay's `sessionBinding()` is nil and the
+    /// main API binds tokens to the session). The App Attest key stays.
     public func clearCache() {
         cache.removeAll()
     }
 
     private func issue(_ requirement: TierRequirement, limitedUse: Bool, payload: Data?) async throws(TwoBitsClientError) -> ClientToken {
         let reusable = !limitedUse && payload == nil
-        if reusable, let cached = cache.token(for: requirement, now: configuration.now()) { return cached }
+        // Asked before the flow: the token is cached under the session it was requested in.
+        let binding = reusable ? await relay.sessionBinding() : nil
+        if reusable, let cached = cache.token(for: requirement, binding: binding, now: configuration.now()) { return cached }
         let token: ClientToken
         switch try await strongTier(limitedUse: limitedUse, payload: payload) {
         case .token(let strong):
@@ -60,7 +63,7 @@ public actor TwoBitsClient {
             guard requirement == .any else { throw .strongTierUnavailable(status) }
             token = try await fallbackTier(status, limitedUse: limitedUse)
         }
-        if reusable { cache.keep(token) }
+        if reusable { cache.keep(token, binding: binding, now: configuration.now()) }
         return token
     }
 

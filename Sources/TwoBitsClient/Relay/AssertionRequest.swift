@@ -10,9 +10,12 @@ public struct AssertionRequest: Sendable, Equatable, Codable {
     public var deviceToken: String?
     public var installID: String?
     public var limitedUse: Bool?
+    /// The user's session the token is bound to (`bnd`). The client leaves it nil: the main API sets it from
+    /// the session it authenticated (docs/client.md, "Wiring the relay").
+    public var binding: String?
 
     public init(artifact: String, assertion: String, clientData: String, challenge: String, deviceToken: String? = nil,
-                installID: String? = nil, limitedUse: Bool? = nil) {
+                installID: String? = nil, limitedUse: Bool? = nil, binding: String? = nil) {
         self.artifact = artifact
         self.assertion = assertion
         self.clientData = clientData
@@ -20,10 +23,11 @@ public struct AssertionRequest: Sendable, Equatable, Codable {
         self.deviceToken = deviceToken
         self.installID = installID
         self.limitedUse = limitedUse
+        self.binding = binding
     }
 
     enum CodingKeys: String, CodingKey {
-        case artifact, assertion, challenge
+        case artifact, assertion, challenge, binding
         case clientData = "client_data"
         case deviceToken = "device_token"
         case installID = "install_id"

@@ -10,19 +10,23 @@ public struct AttestationRequest: Sendable, Equatable, Codable {
     public var deviceToken: String?
     public var installID: String?
     public var limitedUse: Bool?
+    /// The user's session the token is bound to (`bnd`). The client leaves it nil: the main API sets it from
+    /// the session it authenticated (docs/client.md, "Wiring the relay").
+    public var binding: String?
 
     public init(keyID: String, attestationObject: String, challenge: String, deviceToken: String? = nil,
-                installID: String? = nil, limitedUse: Bool? = nil) {
+                installID: String? = nil, limitedUse: Bool? = nil, binding: String? = nil) {
         self.keyID = keyID
         self.attestationObject = attestationObject
         self.challenge = challenge
         self.deviceToken = deviceToken
         self.installID = installID
         self.limitedUse = limitedUse
+        self.binding = binding
     }
 
     enum CodingKeys: String, CodingKey {
-        case challenge
+        case challenge, binding
         case keyID = "key_id"
         case attestationObject = "attestation_object"
         case deviceToken = "device_token"

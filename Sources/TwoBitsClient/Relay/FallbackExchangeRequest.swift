@@ -6,21 +6,25 @@ public struct FallbackExchangeRequest: Sendable, Equatable, Codable {
     public var debugSecret: String?
     public var installID: String?
     public var limitedUse: Bool?
-    /// Why the strong tier was not used (`unsupported`, `throttled`, …). TwoBits refuses fields it does not
-    /// know, and does not know this one yet: relays leave it out unless told otherwise
-    /// (`URLSessionRelay.sendsAppAttestStatus`).
+    /// Why the strong tier was not used (`unsupported`, `throttled`, …): TwoBits counts it (the adoption
+    /// signal, docs/fallback-tokens.md). The client always sets it; relays forward it.
     public var appAttestStatus: AppAttestStatus?
+    /// The user's session the token is bound to (`bnd`), 1-1,024 bytes. The client leaves it nil: the main API
+    /// sets it from the session it authenticated (docs/client.md, "Wiring the relay").
+    public var binding: String?
 
     public init(deviceToken: String? = nil, debugSecret: String? = nil, installID: String? = nil, limitedUse: Bool? = nil,
-                appAttestStatus: AppAttestStatus? = nil) {
+                appAttestStatus: AppAttestStatus? = nil, binding: String? = nil) {
         self.deviceToken = deviceToken
         self.debugSecret = debugSecret
         self.installID = installID
         self.limitedUse = limitedUse
         self.appAttestStatus = appAttestStatus
+        self.binding = binding
     }
 
     enum CodingKeys: String, CodingKey {
+        case binding
         case deviceToken = "device_token"
         case debugSecret = "debug_secret"
         case installID = "install_id"

@@ -19,4 +19,14 @@ public protocol TwoBitsRelay: Sendable {
     func assert(_ request: AssertionRequest) async throws -> TokenAnswer
     /// `POST /v1/fallback-tokens`: a DeviceCheck token (or a development debug secret) for a devicecheck (or debug) token.
     func exchange(_ request: FallbackExchangeRequest) async throws -> TokenAnswer
+    /// The user's session the main API binds this app's tokens to (the `binding` it adds), as the app knows it,
+    /// or nil when tokens are not bound or the app cannot tell. The client keeps its cached tokens apart per
+    /// value, so a token cached under one session is never handed out under another (a sign-out, another
+    /// account, a refreshed OAuth token). Only compared, never sent: the main API binds from the session it
+    /// authenticated. Default: nil (then call `TwoBitsClient.clearCache()` whenever the session changes).
+    func sessionBinding() async -> String?
+}
+
+extension TwoBitsRelay {
+    public func sessionBinding() async -> String? { nil }
 }

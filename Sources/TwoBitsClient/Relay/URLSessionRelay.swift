@@ -12,24 +12,26 @@ public struct URLSessionRelay: TwoBitsRelay, @unchecked Sendable {
     /// The main API, e.g. `https://api.example.com/`.
     public let baseURL: URL
     public let paths: RelayPaths
-    /// Whether the fallback exchange carries `app_attest_status`. Off by default: TwoBits refuses unknown
-    /// fields (400 `bad_request`) until its side of the field ships; a main API that strips it may turn this on.
-    public let sendsAppAttestStatus: Bool
     private let headers: @Sendable () async throws -> [String: String]
+    private let binding: @Sendable () async -> String?
     // URLSession is thread-safe (Apple documents it so); the struct is @unchecked Sendable for this member.
     private let session: URLSession
     private let timeout: TimeInterval
 
     /// - Parameters:
     ///   - headers: asked before every call: the user's session with the main API, typically `Authorization`.
+    ///   - binding: the session the main API binds tokens to, as the app knows it (typically the same session
+    ///     token `headers` sends), for `sessionBinding()`: cached tokens are kept apart per value. Nil when the
+    ///     main API does not bind tokens.
     ///   - timeout: seconds per call.
-    public init(baseURL: URL, paths: RelayPaths = RelayPaths(), sendsAppAttestStatus: Bool = false,
+    public init(baseURL: URL, paths: RelayPaths = RelayPaths(),
                 headers: @escaping @Sendable () async throws -> [String: String] = { [:] },
+                binding: @escaping @Sendable () async -> String? = { nil },
                 session: URLSession = .shared, timeout: TimeInterval = 20) {
         self.baseURL = baseURL
         self.paths = paths
-        self.sendsAppAttestStatus = sendsAppAttestStatus
         self.headers = headers
+        self.binding = binding
         self.session = session
         self.timeout = timeout
     }
@@ -47,9 +49,11 @@ public struct URLSessionRelay: TwoBitsRelay, @unchecked Sendable {
     }
 
     public func exchange(_ request: FallbackExchangeRequest) async throws -> TokenAnswer {
-        var body = request
-        if !sendsAppAttestStatus { body.appAttestStatus = nil }
-        return try await post(paths.fallbackExchange, body: body)
+        try await post(paths.fallbackExchange, body: request)
+    }
+
+    public func sessionBinding() async -> String? {
+        await binding()
     }
 
     private func post<Answer: Decodable>(_ path: String, body: some Encodable) async throws -> Answer {

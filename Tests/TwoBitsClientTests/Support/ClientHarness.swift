@@ -66,8 +66,26 @@ final class ClientHarness: Sendable {
     }
 
     /// The relay the team's backend would be: TwoBits' own paths, with the main API's key.
-    func relay(sendsAppAttestStatus: Bool = false) -> CurlRelay {
-        CurlRelay(http: http, base: base, apiKey: keys["mainapi"]!, sendsAppAttestStatus: sendsAppAttestStatus)
+    func relay() -> CurlRelay {
+        CurlRelay(http: http, base: base, apiKey: keys["mainapi"]!)
+    }
+
+    /// `POST /v1/fallback-tokens/verify` as the main API would call it, with `binding` when given: the verdict.
+    func verify(_ token: ClientToken, binding: String?) async throws -> [String: Any] {
+        var body: [String: Any] = ["token": token.value]
+        if let binding { body["binding"] = binding }
+        let (status, json) = try await http.send("POST", base.appendingPathComponent("v1/fallback-tokens/verify"), body,
+                                                 headers: ["Authorization": "Bearer " + keys["mainapi"]!])
+        guard status == 200 else { throw JSONHTTP.Failure(description: "verify: \(status) \(json)") }
+        return json
+    }
+
+    /// TwoBits' `/metrics` count of fallback tokens issued for `reason` (`app_attest_status`).
+    func fallbackReasonCount(_ reason: String) async throws -> Int {
+        let response = try await http.send("GET", base.appendingPathComponent("metrics"), nil as Data?)
+        let prefix = #"twobits_app_attest_fallback_reasons_total{reason="\#(reason)"} "#
+        let line = String(decoding: response.body, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(prefix) }
+        return line.flatMap { Double($0.dropFirst(prefix.count)) }.map { Int($0) } ?? 0
     }
 
     /// A POST to TwoBits with the admin key; the status and the JSON answer.

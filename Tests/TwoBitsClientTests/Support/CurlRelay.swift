@@ -2,22 +2,48 @@ import Foundation
 import OutboundHTTP
 import TwoBitsClient
 
-/// The relay the team's backend would be: each call posted to TwoBits' own path with the main API's key, and
-/// TwoBits' answers handed back as `TwoBitsRelay` defines (refusals with their status, code and reason).
-struct CurlRelay: TwoBitsRelay {
+/// The relay the team's backend would be: each call posted to TwoBits' own path with the main API's key, the
+/// signed-in user's session (if any) added as `binding` to the three token calls as docs/examples/relay.py
+/// does, and TwoBits' answers handed back as `TwoBitsRelay` defines (refusals with their status, code and
+/// reason). The app knows its session too: `sessionBinding()` answers it.
+final class CurlRelay: TwoBitsRelay, @unchecked Sendable {
     let http: JSONHTTP
     let base: URL
     let apiKey: String
-    /// As `URLSessionRelay.sendsAppAttestStatus`: TwoBits refuses the field until it knows it.
-    let sendsAppAttestStatus: Bool
+    private let lock = NSLock()
+    private var signedIn: String?
+
+    init(http: JSONHTTP, base: URL, apiKey: String) {
+        self.http = http
+        self.base = base
+        self.apiKey = apiKey
+    }
+
+    /// The user's session (a sign-in, another account, a sign-out with nil).
+    var session: String? {
+        get { lock.withLock { signedIn } }
+        set { lock.withLock { signedIn = newValue } }
+    }
+
+    func sessionBinding() async -> String? { session }
 
     func challenge() async throws -> ChallengeAnswer { try await post("v1/app-attest/challenges", [String: String]()) }
-    func attest(_ request: AttestationRequest) async throws -> TokenAnswer { try await post("v1/app-attest/attestations", request) }
-    func assert(_ request: AssertionRequest) async throws -> TokenAnswer { try await post("v1/app-attest/assertions", request) }
+
+    func attest(_ request: AttestationRequest) async throws -> TokenAnswer {
+        var body = request
+        body.binding = session
+        return try await post("v1/app-attest/attestations", body)
+    }
+
+    func assert(_ request: AssertionRequest) async throws -> TokenAnswer {
+        var body = request
+        body.binding = session
+        return try await post("v1/app-attest/assertions", body)
+    }
 
     func exchange(_ request: FallbackExchangeRequest) async throws -> TokenAnswer {
         var body = request
-        if !sendsAppAttestStatus { body.appAttestStatus = nil }
+        body.binding = session
         return try await post("v1/fallback-tokens", body)
     }
 

@@ -11,17 +11,17 @@ struct Device {
     let client: TwoBitsClient
 
     init(_ harness: ClientHarness, appAttestSupported: Bool = true, deviceCheckSupported: Bool = true,
-         keyStore: InMemoryKeyStore = InMemoryKeyStore(), clock: TestClock? = nil, sendsAppAttestStatus: Bool = false,
+         keyStore: InMemoryKeyStore = InMemoryKeyStore(), clock: TestClock? = nil, relay: CurlRelay? = nil,
          configure: (inout ClientConfiguration) -> Void = { _ in }) async throws {
         appAttest = SimulatedAppAttestService(sandbox: harness.sandboxURL, http: harness.http, supported: appAttestSupported)
         deviceCheck = try await SimulatedDCDevice(sandbox: harness.sandboxURL, http: harness.http, supported: deviceCheckSupported)
         self.keyStore = keyStore
-        relay = ProbeRelay(harness.relay(sendsAppAttestStatus: sendsAppAttestStatus))
+        self.relay = ProbeRelay(relay ?? harness.relay())
         var configuration = ClientConfiguration(installID: "ios-test-install", random: { 0.5 })
         if let clock { configuration.now = { clock.now } }
         configure(&configuration)
         client = TwoBitsClient(appAttest: AppAttestServiceAdapter(appAttest), deviceCheck: DeviceCheckDeviceAdapter(deviceCheck),
-                               keyStore: keyStore, relay: relay, configuration: configuration)
+                               keyStore: keyStore, relay: self.relay, configuration: configuration)
     }
 }
 

@@ -49,6 +49,8 @@ final class ProbeRelay: TwoBitsRelay, @unchecked Sendable {
         return try await inner.assert(request)
     }
 
+    func sessionBinding() async -> String? { await inner.sessionBinding() }
+
     func exchange(_ request: FallbackExchangeRequest) async throws -> TokenAnswer {
         lock.withLock {
             counts["exchange", default: 0] += 1
