@@ -12,6 +12,7 @@ import Testing
     final class Seen: Sendable {
         let started = Lock<Int>(0)
         let cancelled = Lock<Int>(0)
+        let finished = Lock<Int>(0)
         let statuses = Lock<[Int]>([])
 
         /// Waits (polling, at most about 10 s: far below the 60 s deadline) until `lock` holds at least `count`.
@@ -24,16 +25,20 @@ import Testing
     /// A server on a loop of the test's own (so the test can count the loop's watches), whose `/slow`
     /// handler waits a minute unless cancelled and whose other paths answer after a short wait (so they
     /// are suspended, and watched, too).
-    func withServer(_ seen: Seen, _ body: (HTTPServer, EventLoop) async throws -> Void) async throws {
+    func withServer(_ seen: Seen, cancelsOnHangUp: Bool = true, slowSeconds: Int = 60,
+                    _ body: (HTTPServer, EventLoop) async throws -> Void) async throws {
         let group = EventLoopGroup(count: 1, name: "hangup-test")
-        let server = HTTPServer(configuration: HTTPServerConfiguration(threads: 1, requestDeadlineMilliseconds: 60_000), group: group,
+        var configuration = HTTPServerConfiguration(threads: 1, requestDeadlineMilliseconds: 60_000)
+        configuration.cancelsOnHangUp = cancelsOnHangUp
+        let server = HTTPServer(configuration: configuration, group: group,
                                 onAnswered: { _, response, _ in seen.statuses.withLock { $0.append(response.status) } }) { request in
             seen.started.withLock { $0 += 1 }
             guard request.path == "/slow" else {
                 try? await Task.sleep(for: .milliseconds(5))
                 return .text(200, "ok")
             }
-            do { try await Task.sleep(for: .seconds(60)) } catch { seen.cancelled.withLock { $0 += 1 } }
+            do { try await Task.sleep(for: .seconds(slowSeconds)) } catch { seen.cancelled.withLock { $0 += 1 } }
+            seen.finished.withLock { $0 += 1 }
             return .text(200, "late")
         }
         try server.start()
@@ -90,6 +95,22 @@ import Testing
             #expect(loop.submitAndWait { loop.watchedDescriptorCount } == idle, "a watch outlived its request")
             #expect(seen.cancelled.withLock { $0 } == 30)
             #expect(seen.statuses.withLock { $0 }.filter { $0 == 499 }.count == 30)
+        }
+    }
+
+    /// A server told not to cancel on hang-ups (the Apple sandbox: Apple finishes what it was asked) lets the
+    /// handler of a client that hung up run to its end, and watches nothing.
+    @Test func aServerThatDoesNotCancelOnHangUpFinishesTheWork() async throws {
+        let seen = Seen()
+        try await withServer(seen, cancelsOnHangUp: false, slowSeconds: 1) { server, loop in
+            let idle = loop.submitAndWait { loop.watchedDescriptorCount }
+            var client: RawClient? = try RawClient(port: server.port)
+            client?.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await seen.wait(for: seen.started, 1))
+            #expect(loop.submitAndWait { loop.watchedDescriptorCount } == idle)
+            client = nil
+            #expect(try await seen.wait(for: seen.finished, 1))
+            #expect(seen.cancelled.withLock { $0 } == 0)
         }
     }
 }

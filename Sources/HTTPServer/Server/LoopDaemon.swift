@@ -103,7 +103,7 @@ final class LoopDaemon: @unchecked Sendable {
             if loop.inLoop { handlerFinished(key, response) } else { loop.execute { self.handlerFinished(key, response) } }
             tasks.ended()
         }
-        let socket = context.tracked?.fd ?? twobits_mhd_connection_fd(context.connection)
+        let socket = core.configuration.cancelsOnHangUp ? context.tracked?.fd ?? twobits_mhd_connection_fd(context.connection) : -1
         if socket >= 0 {
             loop.watch(socket, for: .hangup) { [weak self] _ in self?.hungUp(key, socket: socket) }
         }
