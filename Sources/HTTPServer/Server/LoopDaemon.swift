@@ -83,8 +83,8 @@ final class LoopDaemon: @unchecked Sendable {
     /// Starts the handler of a suspended connection on this loop; its deadline is a loop timer, and its
     /// socket is watched for the client hanging up.
     ///
-    /// libmicrohttpd takes a suspended connection out of its own epoll set and calls nothing for it (not
-    /// even its completion notice) until it is resumed: without the watch, a client that hung up would still
+    /// libmicrohttpd neither reads a suspended connection nor calls anything for it (not even its
+    /// completion notice) until it is resumed: without the watch, a client that hung up would still
     /// get its work done, Apple's write included, up to the deadline. The watch costs one `epoll_ctl` add
     /// and one delete per dispatched request (a few µs), and no wake unless the client hangs up: it asks for
     /// EPOLLRDHUP only, so a pipelining client's next request waits in the socket as before.
