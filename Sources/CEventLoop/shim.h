@@ -10,11 +10,18 @@
 #include <errno.h>
 #include <sys/syscall.h>
 #include <sys/prctl.h>
+#include <poll.h>
+#ifndef POLLRDHUP
+#define POLLRDHUP 0x2000 /* Linux's value; <poll.h> names it only under _GNU_SOURCE */
+#endif
 
 enum {
     TWOBITS_LOOP_READ = 1,
     TWOBITS_LOOP_WRITE = 2,
     TWOBITS_LOOP_ERROR = 4,
+    /// The peer closed its side or the connection broke (EPOLLRDHUP, EPOLLHUP, EPOLLERR); watched without
+    /// EPOLLIN, so bytes the peer sends meanwhile (a pipelined request) do not wake the loop.
+    TWOBITS_LOOP_HANGUP = 8,
 };
 
 static inline int twobits_loop_epoll_create(void) { return epoll_create1(EPOLL_CLOEXEC); }
@@ -29,6 +36,7 @@ static inline int twobits_loop_watch(int epfd, int fd, int events, int watched) 
     ev.data.fd = fd;
     if (events & TWOBITS_LOOP_READ) ev.events |= EPOLLIN;
     if (events & TWOBITS_LOOP_WRITE) ev.events |= EPOLLOUT;
+    if (events & TWOBITS_LOOP_HANGUP) ev.events |= EPOLLRDHUP; /* EPOLLHUP and EPOLLERR come always */
     if (watched) {
         if (epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &ev) == 0) return 0;
         if (errno == ENOENT) return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
@@ -50,9 +58,18 @@ static inline int twobits_loop_wait(int epfd, int *fds, int *flags, int max, int
         if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLRDHUP)) f |= TWOBITS_LOOP_READ;
         if (events[i].events & EPOLLOUT) f |= TWOBITS_LOOP_WRITE;
         if (events[i].events & EPOLLERR) f |= TWOBITS_LOOP_ERROR;
+        if (events[i].events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) f |= TWOBITS_LOOP_HANGUP;
         flags[i] = f;
     }
     return n;
+}
+
+/// Whether the peer of socket `fd` has closed its side or the connection broke, as of now (a poll that
+/// does not wait, and reads nothing): confirms a hang-up epoll reported, which may be stale.
+static inline int twobits_loop_peer_hung_up(int fd) {
+    struct pollfd p = { .fd = fd, .events = POLLRDHUP, .revents = 0 };
+    if (poll(&p, 1, 0) != 1) return 0;
+    return (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
 }
 
 static inline void twobits_loop_wake(int fd) { uint64_t one = 1; ssize_t r = write(fd, &one, sizeof one); (void)r; }

@@ -20,6 +20,9 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         public static let read = IOEvents(rawValue: Int32(TWOBITS_LOOP_READ))
         public static let write = IOEvents(rawValue: Int32(TWOBITS_LOOP_WRITE))
         public static let error = IOEvents(rawValue: Int32(TWOBITS_LOOP_ERROR))
+        /// The peer closed its side of a socket, or the connection broke. Watched alone (without `.read`),
+        /// bytes the peer sends do not wake the loop; reported with `.read` too, to a watcher of both.
+        public static let hangup = IOEvents(rawValue: Int32(TWOBITS_LOOP_HANGUP))
     }
 
     private enum Work {
@@ -144,6 +147,11 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         _ = twobits_loop_watch(epoll, fd, events.rawValue, watched ? 1 : 0)
     }
 
+    /// Whether the peer of socket `fd` has closed its side, or the connection broke, now: a `.hangup` epoll
+    /// reported may be stale (its descriptor closed and reused earlier in the same turn), this asks the kernel
+    /// again (one `poll` that neither waits nor reads).
+    public static func peerHungUp(_ fd: Int32) -> Bool { twobits_loop_peer_hung_up(fd) != 0 }
+
     /// Stops watching `fd` (call it before the descriptor is closed).
     public func unwatch(_ fd: Int32) {
         assert(inLoop)
@@ -178,6 +186,12 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     public func removeLocal(for key: LoopLocalKey) {
         assert(inLoop)
         locals[key] = nil
+    }
+
+    /// How many descriptors the loop watches (for tests: a watch ends with what it watched).
+    var watchedDescriptorCount: Int {
+        assert(inLoop)
+        return watchers.count
     }
 
     /// How many loop-local values the loop keeps (for tests: owners that are gone leave none behind).

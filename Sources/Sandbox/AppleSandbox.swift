@@ -32,6 +32,9 @@ public final class AppleSandbox: Sendable {
         // Apple answers each call when it is done: a sandbox whose loops paused to batch their answers would
         // hand the service's loops batches real Apple never sends, and flatter its wake coalescing.
         serverConfiguration.wakeCoalescingMicroseconds = 0
+        // Apple does what a call asked whether or not its caller still listens: an update whose caller timed
+        // out and hung up still lands, after the latency, so the service meets writes whose outcome it lost.
+        serverConfiguration.cancelsOnHangUp = false
         let box = SandboxBox()
         self.server = HTTPServer(configuration: serverConfiguration) { request in
             guard let sandbox = box.sandbox else { return .text(503, "starting") }

@@ -135,6 +135,8 @@ public final class TwoBitsService: Sendable {
             oversizedBody: { framed(.payloadTooLarge, "oversized", $0) },
             deadlineExpired: { framed(.appleUnavailable("the request did not finish within its deadline; retry later"), "deadline", $0) },
             shuttingDown: { framed(APIError(503, "shutting_down", "the server is restarting; retry", retryAfterSeconds: 1), "shutdown", $0) },
+            // Logged and counted only, with nginx's 499: the client is gone, and its connection is closed unanswered.
+            clientHungUp: { pipeline.framed(ServerResponse(status: 499), pipeline.context(of: $0, answeredBy: "hangup")) },
             refused: { refusal, request in framed(APIError(refusal.status, refusal.code, refusal.message), "refused", request) },
             headCheck: { request in pipeline.head(&request) },
             onAnswered: { request, response, elapsed in pipeline.record(request, response, elapsed: elapsed) },

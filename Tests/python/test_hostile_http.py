@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import http
+from conftest import current_month, http
 
 # Short limits so the suite takes seconds.
 EDGE = {"server": {"receive_timeout_ms": 1000, "max_connections_per_ip": 16}}
@@ -397,3 +397,36 @@ def test_answers_with_tokens_secrets_or_admin_data_are_not_stored_by_caches(edge
     # The edge's own refusals too.
     status, headers, _, _ = exchange(edge, b"GET /healthz?a=1&a=2 HTTP/1.1\r\nHost: x\r\n\r\n")
     assert status == 400 and headers.get("cache-control") == ["no-store"]
+
+
+def test_clients_that_hang_up_during_a_slow_apple_query_get_no_write(twobits_factory):
+    # Issue 34: five clients sent a claim and hung up 300 ms into a 1 s Apple query, and all five devices
+    # were written at Apple (a suspended connection was not watched; only the deadline cancelled). Now the
+    # hang-up cancels the claim before Apple's update, while a client that stays connected gets its write.
+    from concurrent.futures import ThreadPoolExecutor
+    deployment = twobits_factory(promotions=[{"id": "launch", "starts": current_month()}])
+    assert deployment.sandbox("PUT", "/sandbox/v1/latency", {"milliseconds": 1000}).status == 200
+    leaving = [deployment.new_device() for _ in range(5)]
+    staying = deployment.new_device()
+    staying_token = deployment.mint(staying)
+    key = deployment.api_keys["marketing"].encode()
+    sockets = []
+    for device in leaving:
+        body = json.dumps({"device_token": deployment.mint(device)}).encode()
+        s = connect(deployment)
+        s.sendall(b"POST /v1/promotions/launch/claim HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key +
+                  b"\r\nContent-Type: application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        sockets.append(s)
+    with ThreadPoolExecutor(1) as pool:
+        stayed = pool.submit(deployment.post, "/v1/promotions/launch/claim", {"device_token": staying_token}, client="marketing")
+        time.sleep(0.3)
+        for s in sockets:
+            s.close()
+        answer = stayed.result(timeout=30)
+    assert answer.status == 200, answer
+    assert deployment.device(staying)["updates"] == 1
+    # Past the sandbox's latency for a query and an update: an uncancelled claim would have been written by now.
+    time.sleep(1.5)
+    assert [deployment.device(d)["updates"] for d in leaving] == [0] * 5
+    assert http("GET", deployment.url + "/healthz").status == 200
+    assert deployment.server_log().count('"route":"hangup","status":499') == 5, deployment.server_log()

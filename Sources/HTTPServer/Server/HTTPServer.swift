@@ -10,7 +10,8 @@ import Locking
 /// suspended and a task with the loop as its executor computes the answer, so the request is parsed,
 /// handled (Apple calls included, when the client is a `CurlClient`) and answered on the thread that
 /// accepted it. An awaiting request holds no thread, and every request has a deadline because a
-/// suspended connection never times out by itself.
+/// suspended connection never times out by itself; its socket is watched meanwhile, so a client that hangs
+/// up has its handler's task cancelled as the deadline would.
 public final class HTTPServer: Sendable {
     public typealias Handler = @Sendable (ServerRequest) async -> ServerResponse
 
@@ -42,6 +43,8 @@ public final class HTTPServer: Sendable {
     ///   - oversizedBody: the answer when a body is over `maxBodyBytes` (the request carries no body).
     ///   - deadlineExpired: the answer when a handler has not finished within the deadline.
     ///   - shuttingDown: the answer to requests still running when the shutdown grace period ends.
+    ///   - clientHungUp: what `onAnswered` sees for a request whose client hung up while it was handled
+    ///     (its handler's task is cancelled); never sent: the connection is closed.
     ///   - refused: the answer to a request the edge refuses (framing, NUL bytes, sizes); it is sent
     ///     with `Connection: close`. The default is the JSON error envelope.
     ///   - headCheck: decides from the request line and headers alone (the request has no body yet):
@@ -54,6 +57,7 @@ public final class HTTPServer: Sendable {
                 oversizedBody: @escaping @Sendable (ServerRequest) -> ServerResponse = { _ in .text(413, "Payload Too Large") },
                 deadlineExpired: @escaping @Sendable (ServerRequest) -> ServerResponse = { _ in .text(503, "Service Unavailable") },
                 shuttingDown: @escaping @Sendable (ServerRequest) -> ServerResponse = { _ in .text(503, "Service Unavailable") },
+                clientHungUp: @escaping @Sendable (ServerRequest) -> ServerResponse = { _ in .text(499, "Client Closed Request") },
                 refused: @escaping @Sendable (HTTPRefusal, ServerRequest) -> ServerResponse = { refusal, _ in refusal.response },
                 headCheck: (@Sendable (inout ServerRequest) -> ServerResponse?)? = nil,
                 onAnswered: (@Sendable (ServerRequest, ServerResponse, Duration) -> Void)? = nil,
@@ -61,7 +65,7 @@ public final class HTTPServer: Sendable {
                 handler: @escaping Handler) {
         self.givenGroup = group
         core = ServerCore(configuration: configuration, handler: handler, oversizedBody: oversizedBody,
-                          deadlineExpired: deadlineExpired, shuttingDown: shuttingDown, onAnswered: onAnswered,
+                          deadlineExpired: deadlineExpired, shuttingDown: shuttingDown, clientHungUp: clientHungUp, onAnswered: onAnswered,
                           refused: refused, headCheck: headCheck, onReceiveTimeouts: onReceiveTimeouts)
     }
 

@@ -29,6 +29,10 @@ public struct HTTPServerConfiguration: Sendable {
     /// How long a loop this server starts waits, on a wake of a few events, for more before serving them;
     /// 0 serves at once (`EventLoop.coalescingMicroseconds` explains the trade).
     public var wakeCoalescingMicroseconds = 0
+    /// Whether a client hanging up while its request is handled cancels the handler's task (the connection's
+    /// socket is watched meanwhile: one `epoll_ctl` add and delete per request). Off for a server that must
+    /// finish what it was asked whoever still listens (the Apple sandbox, as Apple would).
+    public var cancelsOnHangUp = true
     /// File descriptors kept free for everything but client connections (database, outgoing calls, logs).
     public var reservedFileDescriptors: Int
 

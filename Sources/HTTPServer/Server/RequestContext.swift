@@ -22,7 +22,8 @@ final class RequestContext: @unchecked Sendable {
 
     let connection: OpaquePointer
     let started = ContinuousClock.now
-    /// The answer, set exactly once by whichever finishes first: the handler, its deadline, or shutdown.
+    /// The answer, set exactly once by whichever finishes first: the handler, its deadline, the client's
+    /// hang-up (an answer that drops the connection), or shutdown.
     private(set) var response: ServerResponse?
 
     init(connection: OpaquePointer, target: String, tracked: ConnectionTracker.Connection?, daemon: LoopDaemon) {

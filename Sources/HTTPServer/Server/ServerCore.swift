@@ -12,6 +12,7 @@ final class ServerCore: Sendable {
     let oversizedBody: @Sendable (ServerRequest) -> ServerResponse
     let deadlineExpired: @Sendable (ServerRequest) -> ServerResponse
     let shuttingDown: @Sendable (ServerRequest) -> ServerResponse
+    let clientHungUp: @Sendable (ServerRequest) -> ServerResponse
     let onAnswered: (@Sendable (ServerRequest, ServerResponse, Duration) -> Void)?
     let refused: @Sendable (HTTPRefusal, ServerRequest) -> ServerResponse
     let headCheck: (@Sendable (inout ServerRequest) -> ServerResponse?)?
@@ -26,6 +27,7 @@ final class ServerCore: Sendable {
          oversizedBody: @escaping @Sendable (ServerRequest) -> ServerResponse,
          deadlineExpired: @escaping @Sendable (ServerRequest) -> ServerResponse,
          shuttingDown: @escaping @Sendable (ServerRequest) -> ServerResponse,
+         clientHungUp: @escaping @Sendable (ServerRequest) -> ServerResponse,
          onAnswered: (@Sendable (ServerRequest, ServerResponse, Duration) -> Void)?,
          refused: @escaping @Sendable (HTTPRefusal, ServerRequest) -> ServerResponse,
          headCheck: (@Sendable (inout ServerRequest) -> ServerResponse?)?,
@@ -35,6 +37,7 @@ final class ServerCore: Sendable {
         self.oversizedBody = oversizedBody
         self.deadlineExpired = deadlineExpired
         self.shuttingDown = shuttingDown
+        self.clientHungUp = clientHungUp
         self.onAnswered = onAnswered
         self.refused = refused
         self.headCheck = headCheck
