@@ -229,6 +229,99 @@ def test_the_audit_trail_is_one_history_read_from_any_replica(trio):
     assert_password_absent(trio, trio.password, *(r.get("/readyz").raw.decode() for r in trio.replicas))
 
 
+# -- the rate limits are the deployment's totals ----------------------------------------------------
+
+TOTAL_RATE = 4        # per second, for the whole deployment: a client's rate_per_second, or apple.max_calls_per_second
+TOTAL_BURST = 12      # the client's burst, for the whole deployment
+HAMMER_SECONDS = 3.0
+
+
+def live_replicas(replica):
+    """What `twobits_live_replicas` says on this replica's /metrics (None when absent)."""
+    found = re.search(r"^twobits_live_replicas ([0-9.]+)$", replica.get("/metrics").raw.decode(), re.M)
+    return int(float(found.group(1))) if found else None
+
+
+def wait_for_live_replicas(replicas, count, seconds=30):
+    deadline = time.monotonic() + seconds
+    seen = None
+    while time.monotonic() < deadline:
+        seen = [live_replicas(r) for r in replicas]
+        if seen == [count] * len(replicas):
+            return
+        time.sleep(0.2)
+    pytest.fail(f"the replicas did not all count {count} live replicas within {seconds} s: {seen}")
+
+
+def hammer(replicas, token, seconds=HAMMER_SECONDS):
+    """Two threads per replica send validates back to back as client `main` for `seconds`. Returns the
+    answers admitted (200) and refused (429 rate_limited) per replica, and the seconds from the first
+    request sent to the last answer received."""
+    stop = time.monotonic() + seconds
+
+    def run(replica):
+        admitted = refused = 0
+        while time.monotonic() < stop:
+            answer = replica.post("/v1/devices/validate", {"device_token": token}, client="main", timeout=20)
+            if answer.status == 429:
+                assert answer.error_code == "rate_limited", answer
+                refused += 1
+            else:
+                assert answer.status == 200, answer
+                admitted += 1
+        return replica.name, admitted, refused
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(2 * len(replicas)) as pool:
+        results = list(pool.map(run, [r for r in replicas for _ in range(2)]))
+    elapsed = time.monotonic() - started
+    admitted = {r.name: sum(a for name, a, _ in results if name == r.name) for r in replicas}
+    refused = {r.name: sum(x for name, _, x in results if name == r.name) for r in replicas}
+    return admitted, refused, elapsed
+
+
+@pytest.mark.parametrize("limit", ["client", "global"])
+def test_three_replicas_hammered_admit_the_deployments_total_not_three_times_it(twobits_factory, postgres, limit):
+    """`clients[].rate_per_second` (with `burst`) and `apple.max_calls_per_second` are totals for the deployment:
+    each replica takes its share by the live replica count the presence connections give. Three replicas
+    hammered at once admit at most the total rate over the window plus the deployment's burst (with a
+    generous 1.5 on the rate); each replica saw refusals, so a per-replica limit (today's) would have admitted
+    three times as much. A replica killed stops counting once its presence connection is gone."""
+    if limit == "client":
+        extra = {}
+        burst = TOTAL_BURST
+    else:
+        extra = {"apple": {"max_calls_per_second": TOTAL_RATE}}
+        # One second's worth, shared: ceil(4 / 3) = 2 per replica, so 6 at once for the three.
+        burst = 3 * -(-TOTAL_RATE // 3)
+    deployment = twobits_factory(f"limits-{limit}", autostart=False,
+                                 **replica_options(postgres.create_database("limits"), **extra))
+    if limit == "client":
+        for client in deployment.config["clients"]:
+            if client["name"] == "main":
+                client.update(rate_per_second=TOTAL_RATE, burst=TOTAL_BURST)
+        deployment.config_path.write_text(json.dumps(deployment.config, indent=2))
+    deployment.start_sandbox()
+    replicas = deployment.start_replicas(3)
+    wait_for_live_replicas(replicas, 3)
+    token = deployment.mint(deployment.new_device())
+
+    admitted, refused, elapsed = hammer(replicas, token)
+    total = sum(admitted.values())
+    print(f"{limit}: admitted {admitted}, refused {refused} in {elapsed:.2f} s")
+    assert all(refused[r.name] > 0 for r in replicas), f"a replica was not hammered past its share: {refused}"
+    assert all(admitted[r.name] > 0 for r in replicas), f"a replica admitted nothing: {admitted}"
+    assert total <= TOTAL_RATE * elapsed * 1.5 + burst, (
+        f"{total} admitted in {elapsed:.2f} s by three replicas, over the deployment's {TOTAL_RATE}/s (+{burst} burst)")
+    # Each replica's full bucket holds its share of the burst: the three together admit at least the burst.
+    assert total >= burst, admitted
+
+    if limit == "client":
+        # A replica that dies stops counting once its presence lapses: the two left take half each.
+        replicas[2].kill()
+        wait_for_live_replicas(replicas[:2], 2)
+
+
 # -- a replica killed mid-burst -------------------------------------------------------------------
 
 
