@@ -200,9 +200,9 @@ public final class TwoBitsService: Sendable {
     public func shutdown() async {
         logger.log(.info, "shutting down", ["in_flight": .int(server.requestsInFlight)])
         await server.shutdown(graceMilliseconds: configuration.server.shutdownGraceMilliseconds)
+        replicaCounter.withLock { $0?.cancel() }
         statisticsFlusher.withLock { $0?.cancel() }
         resolutionRetrier.withLock { $0?.cancel() }
-        replicaCounter.withLock { $0?.cancel() }
         await flushStatistics()
         await policy.retryUnsavedResolutions()
         await claims.retryUnsavedAnswers()
