@@ -13,6 +13,7 @@ Needs PostgreSQL: the cluster `make test` starts (TWOBITS_TEST_POSTGRES), or a p
 """
 import hashlib
 import json
+import os
 import re
 import signal
 import threading
@@ -25,7 +26,9 @@ from pathlib import Path
 import pytest
 
 import test_app_attest as aa
-from conftest import current_month, http
+import subprocess
+
+from conftest import POSTGRES_SCRIPT, PostgresCluster, current_month, http, postgres_available
 
 PROMOTION = "spring"
 # The strong tier's helpers (the sandbox's simulated iPhones) and configuration, as test_app_attest uses them.
@@ -550,6 +553,156 @@ def test_postgres_stopped_under_load_gives_503s_then_recovers_without_a_restart(
     assert len(ok_claims) == len(set(ok_claims)) == len(claims), sorted({e["result"] for e in events})
     assert not [e for e in events if e["result"] == "pending"], "a resolution lost to the outage was never saved"
     assert_password_absent(deployment, pg.password)
+
+
+# -- PostgreSQL failover to a streaming standby ------------------------------------------------------
+
+
+@pytest.fixture
+def postgres_pair():
+    """A primary of this test's own and a streaming standby of it (`.ci/postgres.sh standby`): yields the
+    primary (a PostgresCluster) and the standby's directory (its port in `port`)."""
+    missing = postgres_available()
+    if missing:
+        if os.environ.get("TWOBITS_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"TWOBITS_REQUIRE_POSTGRES=1 but {missing}")
+        pytest.skip(missing)
+    primary = PostgresCluster.start()
+    standby_dir = None
+    try:
+        result = subprocess.run([str(POSTGRES_SCRIPT), "standby", primary.dir], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        standby_dir = re.search(r"^export TWOBITS_TEST_POSTGRES_STANDBY_DIR='([^']*)'$", result.stdout, re.M).group(1)
+        yield primary, standby_dir
+    finally:
+        if standby_dir:
+            subprocess.run([str(POSTGRES_SCRIPT), "destroy", standby_dir], capture_output=True, timeout=60)
+        primary.destroy()
+
+
+def test_failover_to_a_promoted_standby_under_load_loses_and_doubles_nothing(twobits_factory, postgres_pair):
+    """Three replicas on a URI naming the primary and its standby with `target_session_attrs=read-write`.
+    Under a running load of exchanges and keyed claims the primary is stopped and the standby promoted
+    (the order an operator must keep: the old primary fenced before the new one takes writes). Nothing is
+    lost or doubled, no answer is a 500, and every replica answers 2xx again within 30 s, without a restart."""
+    primary, standby_dir = postgres_pair
+    standby_port = Path(standby_dir, "port").read_text().strip()
+    single = primary.create_database("failover")
+    host = re.search(r"@(127\.0\.0\.1:\d+)/", single).group(1)
+    database = single.replace(f"@{host}/", f"@{host},127.0.0.1:{standby_port}/") + "?target_session_attrs=read-write"
+    deployment = twobits_factory("failover", autostart=False, **replica_options(database, database_pool_wait_ms=500))
+    deployment.start_sandbox()
+    replicas = deployment.start_replicas(3)
+
+    stop = threading.Event()
+    log_lock = threading.Lock()
+    exchanges, claims = [], []  # (device token, answer) / (device id, token, key, answer)
+
+    def exchanging(worker):
+        device_id, n = deployment.new_device(), 0
+        while not stop.is_set():
+            device_token = deployment.mint(device_id)
+            try:
+                answer = replicas[(n + worker) % 3].exchange(device_token)
+            except OSError as error:
+                answer = error
+            with log_lock:
+                exchanges.append((device_token, answer))
+            n += 1
+            time.sleep(0.02)
+
+    def claiming(worker):
+        n = 0
+        while not stop.is_set():
+            device_id = deployment.new_device()
+            device_token = deployment.mint(device_id)
+            key = f"failover-{worker}-{n}-{uuid.uuid4()}"
+            try:
+                answer = claim(replicas[(n + worker) % 3], device_token, key)
+            except OSError as error:
+                answer = error
+            with log_lock:
+                claims.append((device_id, device_token, key, answer))
+            n += 1
+            time.sleep(0.02)
+
+    load = [threading.Thread(target=exchanging, args=(w,)) for w in range(3)] + \
+           [threading.Thread(target=claiming, args=(w,)) for w in range(3)]
+    for t in load:
+        t.start()
+    try:
+        time.sleep(1.5)
+        with log_lock:
+            before = len(exchanges) + len(claims)
+        primary.stop()
+        stopped_at = time.monotonic()
+        time.sleep(0.5)
+        subprocess.run([str(POSTGRES_SCRIPT), "promote", standby_dir], check=True, capture_output=True, timeout=60)
+        promoted_after = time.monotonic() - stopped_at
+        # Every replica back to 2xx within 30 s of the stop, without a restart.
+        recovered = {}
+        while len(recovered) < len(replicas) and time.monotonic() - stopped_at < 30:
+            for replica in replicas:
+                if replica.name not in recovered and replica.exchange(deployment.mint(deployment.new_device())).status == 201:
+                    recovered[replica.name] = round(time.monotonic() - stopped_at, 2)
+            time.sleep(0.1)
+        time.sleep(1.0)
+    finally:
+        stop.set()
+        for t in load:
+            t.join(30)
+    print(f"failover: {before} requests before the stop, {len(exchanges) + len(claims)} in all; promoted "
+          f"{promoted_after:.2f} s after the stop; 2xx again after {recovered} s")
+    assert len(recovered) == len(replicas), f"not back to 2xx 30 s after the stop: {recovered}\n{replicas[0].log()[-3000:]}"
+    for replica in replicas:
+        assert replica.alive(), f"{replica.name} exited"
+
+    # No 500: 503 storage_unavailable with Retry-After while no primary takes writes.
+    answers = [a for _, a in exchanges] + [c[3] for c in claims]
+    assert not [a for a in answers if isinstance(a, Exception)], [a for a in answers if isinstance(a, Exception)][:3]
+    assert {a.status for a in answers} <= {200, 201, 503}, sorted({a.status for a in answers})
+    for a in answers:
+        if a.status == 503:
+            assert a.error_code == "storage_unavailable" and a.headers.get("Retry-After"), a
+    assert [a for a in answers if a.status == 503], "no request met the failover"
+
+    # 0 lost: a device token accepted before the failover is still known to the new primary (refused as
+    # reused); one refused with 503 left nothing behind (accepted now).
+    def exchanged_again(entry):
+        device_token, answer = entry
+        again = replicas[len(device_token) % 3].exchange(device_token)
+        if answer.status == 201:
+            assert again.status == 409 and again.error_code == "device_token_reused", (answer, again)
+        else:
+            assert again.status == 201, f"a device token refused with 503 is now {again}"
+
+    # 0 doubled, 0 lost: every claim, retried with its key as a client would, answers claimed; Apple wrote
+    # each device once; the audit trail holds one `ok` claim per device.
+    def claimed_again(entry):
+        device_id, device_token, key, answer = entry
+        deadline = time.monotonic() + 10
+        again = claim(replicas[1], device_token, key)
+        while (again.error_code == "request_in_progress" or again.status == 503) and time.monotonic() < deadline:
+            time.sleep(min(1.0, float(again.headers.get("Retry-After") or 1)))
+            again = claim(replicas[1], device_token, key)
+        assert again.status == 200 and again.json["claimed"] is True, (answer, again)
+        if answer.status == 200:
+            assert again.headers.get("Idempotent-Replayed") == "true" and again.json == answer.json, (answer, again)
+        state = deployment.device(device_id)
+        assert state["updates"] == 1 and state["bit0"] is True, state
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(exchanged_again, exchanges))
+        list(pool.map(claimed_again, claims))
+    deadline = time.monotonic() + 5
+    while True:
+        events = [e for e in replicas[0].audit_events() if e["action"] == "promotion.claim"]
+        ok_claims = [e.get("token_sha256_prefix") for e in events if e["result"] == "ok"]
+        if len(ok_claims) == len(claims) or time.monotonic() > deadline:
+            break
+        time.sleep(0.25)
+    assert len(ok_claims) == len(set(ok_claims)) == len(claims), sorted({e["result"] for e in events})
+    assert_password_absent(deployment, primary.password)
 
 
 # -- the command line: migrate, a newer schema, ledger copy --------------------------------------------
