@@ -10,6 +10,9 @@
 #   .ci/postgres.sh stop DIR        stop the server, keep its data (tests of "PostgreSQL is down")
 #   .ci/postgres.sh resume DIR      start a stopped server again, same port and data
 #   .ci/postgres.sh destroy DIR     stop it and delete everything
+#   .ci/postgres.sh standby DIR     start a streaming standby of the cluster in DIR (pg_basebackup -R) on a port
+#                                   of its own; prints `export TWOBITS_TEST_POSTGRES_STANDBY_DIR=...` (destroy it too)
+#   .ci/postgres.sh promote DIR     promote a standby to a primary (pg_ctl promote, waits until it takes writes)
 set -euo pipefail
 
 bindir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
@@ -55,6 +58,28 @@ resume() {
     as_owner "$bindir/pg_ctl" -D "$1/data" -l "$1/server.log" -w -t 30 start >/dev/null || { cat "$1/server.log" >&2; exit 1; }
 }
 
+standby() {
+    local primary=$1 dir port
+    dir=$(mktemp -d /tmp/twobits-pg-standby.XXXXXX)
+    chmod 0755 "$dir"
+    [[ $(id -u) -eq 0 ]] && chown postgres: "$dir"
+    port=$(free_port)
+    # initdb's pg_hba.conf trusts local replication connections: the copy streams over the primary's socket;
+    # -c fast: a spread checkpoint would keep the copy waiting for a minute and more.
+    as_owner "$bindir/pg_basebackup" -h "$primary" -p "$(cat "$primary/port")" -U postgres -D "$dir/data" -R -X stream -c fast \
+        --no-sync >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
+    # Later lines win: the copied postgresql.conf names the primary's port and socket directory.
+    cat >> "$dir/data/postgresql.conf" <<CONF
+port = $port
+unix_socket_directories = '$dir'
+CONF
+    echo "$port" > "$dir/port"
+    resume "$dir"
+    echo "export TWOBITS_TEST_POSTGRES_STANDBY_DIR='$dir'"
+}
+
+promote() { as_owner "$bindir/pg_ctl" -D "$1/data" -w -t 30 promote >/dev/null; }
+
 destroy() {
     [[ -n "${1:-}" && -d "$1/data" ]] || return 0
     as_owner "$bindir/pg_ctl" -D "$1/data" -m immediate -w stop >/dev/null 2>&1 || true
@@ -66,6 +91,8 @@ case "${1:-}" in
     stop) stop "$2" ;;
     resume) resume "$2" ;;
     destroy) destroy "$2" ;;
+    standby) standby "$2" ;;
+    promote) promote "$2" ;;
     run)
         shift; [[ "${1:-}" == "--" ]] && shift
         eval "$(start)"
@@ -73,5 +100,5 @@ case "${1:-}" in
         echo "postgres.sh: throw-away cluster in $TWOBITS_TEST_POSTGRES_DIR (port $(cat "$TWOBITS_TEST_POSTGRES_DIR/port"))" >&2
         status=0; "$@" || status=$?
         exit $status ;;
-    *) echo "usage: $0 run -- CMD... | start | stop DIR | resume DIR | destroy DIR" >&2; exit 2 ;;
+    *) echo "usage: $0 run -- CMD... | start | stop DIR | resume DIR | destroy DIR | standby DIR | promote DIR" >&2; exit 2 ;;
 esac

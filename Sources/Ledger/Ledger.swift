@@ -102,6 +102,10 @@ public protocol Ledger: Sendable {
     /// Every counter of the hours from `since` on (summed over the processes that added to them).
     func statistics(since: Date) async throws(StorageError) -> [StatisticIncrement]
 
+    /// How many processes serve from this ledger now, this one included (at least 1): the rate limits are
+    /// totals for the deployment, and each replica takes its share. One for a ledger only one process opens.
+    func liveReplicas() async throws(StorageError) -> Int
+
     /// Releases connections and threads at shutdown; later calls fail.
     func close()
 }
@@ -109,6 +113,9 @@ public protocol Ledger: Sendable {
 extension Ledger {
     /// Nothing to release by default (SQLite's connection closes when the ledger goes).
     public func close() {}
+
+    /// One process: SQLite's ledger is opened by one process only.
+    public func liveReplicas() async throws(StorageError) -> Int { 1 }
 
     /// Every event, newest first.
     public func auditEvents(limit: Int, before: Int64?) async throws(StorageError) -> [AuditEvent] {

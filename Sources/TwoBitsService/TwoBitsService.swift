@@ -34,6 +34,9 @@ public final class TwoBitsService: Sendable {
     /// Saves, every second, the audit resolutions and claim answers an outage of the ledger kept from being saved.
     private let resolutionRetrier = Lock<Task<Void, Never>?>(nil)
     static let statisticsFlushSeconds = 10
+    /// The live replica count the rate limits are shared by, asked of the ledger every second.
+    let replicas: LiveReplicas
+    private let replicaCounter = Lock<Task<Void, Never>?>(nil)
     private let server: HTTPServer
 
     /// Builds every component; fails with an error naming the configuration field at fault.
@@ -116,8 +119,10 @@ public final class TwoBitsService: Sendable {
         ConsoleController().register(in: &table)
         self.routes = table
 
+        let replicas = LiveReplicas()
+        self.replicas = replicas
         let pipeline = RequestPipeline(table: table, authenticator: ClientAuthenticator(clients: configuration.clients),
-                                       limits: AppleCallLimits(configuration: configuration, metrics: metrics), metrics: metrics, logger: logger)
+                                       limits: AppleCallLimits(configuration: configuration, replicas: replicas, metrics: metrics), metrics: metrics, logger: logger)
         var serverConfiguration = HTTPServerConfiguration(
             host: configuration.listenHost, port: configuration.listenPort, threads: configuration.server.threads,
             maxBodyBytes: 64 * 1024, requestDeadlineMilliseconds: configuration.server.requestDeadlineMilliseconds,
@@ -172,7 +177,9 @@ public final class TwoBitsService: Sendable {
             logger.log(.warning, "debug secrets exist but are refused in production; delete them with DELETE /v1/admin/debug-secrets/{name}",
                        ["count": .int(count)])
         }
+        await countReplicas()
         do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
+        startReplicaCounter()
         startStatisticsFlusher()
         startResolutionRetrier()
         logger.log(.info, "listening", [
@@ -196,6 +203,7 @@ public final class TwoBitsService: Sendable {
     public func shutdown() async {
         logger.log(.info, "shutting down", ["in_flight": .int(server.requestsInFlight)])
         await server.shutdown(graceMilliseconds: configuration.server.shutdownGraceMilliseconds)
+        replicaCounter.withLock { $0?.cancel() }
         statisticsFlusher.withLock { $0?.cancel() }
         resolutionRetrier.withLock { $0?.cancel() }
         await flushStatistics()
@@ -228,6 +236,29 @@ public final class TwoBitsService: Sendable {
             }
         }
         resolutionRetrier.withLock { $0 = task }
+    }
+
+    /// Counts the live replicas every second, so that the limits follow replicas as they come and go.
+    private func startReplicaCounter() {
+        let task = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard let self, !Task.isCancelled else { return }
+                await self.countReplicas()
+            }
+        }
+        replicaCounter.withLock { $0 = task }
+    }
+
+    /// Asks the ledger how many replicas serve; while it cannot tell (PostgreSQL down), the last count stays.
+    private func countReplicas() async {
+        guard let count = try? await ledger.liveReplicas() else { return }
+        let before = replicas.count
+        replicas.update(count)
+        metrics.set(.liveReplicas, to: Double(replicas.count))
+        if replicas.count != before {
+            logger.log(.info, "live replicas counted; each takes its share of the rate limits", ["replicas": .int(replicas.count)])
+        }
     }
 
     private func flushStatistics() async {

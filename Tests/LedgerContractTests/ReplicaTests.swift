@@ -51,6 +51,23 @@ struct ReplicaTests {
         }
     }
 
+    /// The rate limits are the deployment's totals, shared by the replicas the presence connections count.
+    @Test func replicasCountEachOtherAndStopCountingOneThatCloses() async throws {
+        try await withPostgres { store in
+            let replicas = try (0..<3).map { _ in try store.openPostgres() }
+            for replica in replicas { #expect(try await replica.liveReplicas() == 3) }
+            replicas[2].close()
+            var left = 0
+            for _ in 0..<50 {
+                left = try await replicas[0].liveReplicas()
+                if left == 2 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(left == 2)
+            #expect(try await replicas[1].liveReplicas() == 2)
+        }
+    }
+
     @Test func aPendingOrderRacedOnThreeReplicasIsTakenOnce() async throws {
         try await withPostgres { store in
             let replicas = try (0..<3).map { _ in try store.openPostgres() }

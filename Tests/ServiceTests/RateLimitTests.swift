@@ -113,6 +113,65 @@ struct RateLimiterTests {
     }
 }
 
+/// The configured limits are the deployment's totals: each replica's buckets hold its share.
+@Suite("Rate limits shared by replicas")
+struct ReplicaShareTests {
+    @Test func sharesRoundWholeNumbersUpAndNeverBelowOne() {
+        #expect(LiveReplicas.share(ofCount: 12, replicas: 3) == 4)
+        #expect(LiveReplicas.share(ofCount: 10, replicas: 3) == 4)
+        #expect(LiveReplicas.share(ofCount: 2, replicas: 5) == 1)
+        #expect(LiveReplicas.share(ofCount: 7, replicas: 1) == 7)
+        #expect(LiveReplicas.share(ofRate: 6, replicas: 4) == 1.5)
+        #expect(LiveReplicas.share(ofRate: 6, replicas: 0) == 6)
+        let replicas = LiveReplicas()
+        replicas.update(0)
+        #expect(replicas.count == 1)
+    }
+
+    @Test func aClientsBucketHoldsThisReplicasShareAndFollowsTheCount() {
+        let clock = ManualClock()
+        let replicas = LiveReplicas(3)
+        let limiter = RateLimiter(limits: ["a": .init(ratePerSecond: 6, burst: 6)], globalPerSecond: nil, replicas: replicas, now: clock.closure)
+        // A burst of 6 among 3 replicas: 2 here.
+        #expect(limiter.admit(client: "a") == .admitted)
+        #expect(limiter.admit(client: "a") == .admitted)
+        #expect(limiter.admit(client: "a") == .refused(.client, retryAfterSeconds: 1))
+        // 6 per second among 3: one token every half second.
+        clock.advance(0.5)
+        #expect(limiter.admit(client: "a") == .admitted)
+        #expect(limiter.admit(client: "a") == .refused(.client, retryAfterSeconds: 1))
+        // A replica gone: 3 per second and a burst of 3 each for the two left (from the next request on).
+        replicas.update(2)
+        #expect(limiter.admit(client: "a") == .refused(.client, retryAfterSeconds: 1))
+        clock.advance(1)
+        for _ in 0..<3 { #expect(limiter.admit(client: "a") == .admitted) }
+        #expect(limiter.admit(client: "a") == .refused(.client, retryAfterSeconds: 1))
+        // A replica more: the tokens held shrink to the new share at once.
+        clock.advance(10)
+        replicas.update(6)
+        #expect(limiter.admit(client: "a") == .admitted)
+        #expect(limiter.admit(client: "a") == .refused(.client, retryAfterSeconds: 1))
+    }
+
+    @Test func theGlobalCeilingIsSharedToo() {
+        let clock = ManualClock()
+        let replicas = LiveReplicas(2)
+        let limiter = RateLimiter(limits: [:], globalPerSecond: 5, replicas: replicas, now: clock.closure)
+        // 5 calls per second among 2 replicas: a burst of 3 (rounded up), 2.5 per second.
+        #expect(limiter.admit(client: "a", globalCost: 3) == .admitted)
+        #expect(limiter.admit(client: "b", globalCost: 1) == .refused(.global, retryAfterSeconds: 1))
+        clock.advance(0.5)
+        #expect(limiter.admit(client: "b", globalCost: 1) == .admitted)
+        #expect(limiter.admit(client: "b", globalCost: 1) == .refused(.global, retryAfterSeconds: 1))
+        // Alone now: the whole ceiling, 5 per second and a burst of 5.
+        replicas.update(1)
+        #expect(limiter.admit(client: "b", globalCost: 1) == .refused(.global, retryAfterSeconds: 1))
+        clock.advance(1)
+        for _ in 0..<5 { #expect(limiter.admit(client: "b", globalCost: 1) == .admitted) }
+        #expect(limiter.admit(client: "b", globalCost: 1) == .refused(.global, retryAfterSeconds: 1))
+    }
+}
+
 /// 429 before Apple: a refused request never reaches the sandbox.
 @Suite("Rate limits over HTTP")
 struct RateLimitHTTPTests {

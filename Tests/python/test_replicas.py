@@ -13,6 +13,7 @@ Needs PostgreSQL: the cluster `make test` starts (TWOBITS_TEST_POSTGRES), or a p
 """
 import hashlib
 import json
+import os
 import re
 import signal
 import threading
@@ -25,7 +26,9 @@ from pathlib import Path
 import pytest
 
 import test_app_attest as aa
-from conftest import current_month, http
+import subprocess
+
+from conftest import POSTGRES_SCRIPT, PostgresCluster, current_month, http, postgres_available
 
 PROMOTION = "spring"
 # The strong tier's helpers (the sandbox's simulated iPhones) and configuration, as test_app_attest uses them.
@@ -227,6 +230,99 @@ def test_the_audit_trail_is_one_history_read_from_any_replica(trio):
     mine = [e["subject"] for e in trails[0] if e.get("subject") in installs]
     assert mine == installs[::-1]
     assert_password_absent(trio, trio.password, *(r.get("/readyz").raw.decode() for r in trio.replicas))
+
+
+# -- the rate limits are the deployment's totals ----------------------------------------------------
+
+TOTAL_RATE = 4        # per second, for the whole deployment: a client's rate_per_second, or apple.max_calls_per_second
+TOTAL_BURST = 12      # the client's burst, for the whole deployment
+HAMMER_SECONDS = 3.0
+
+
+def live_replicas(replica):
+    """What `twobits_live_replicas` says on this replica's /metrics (None when absent)."""
+    found = re.search(r"^twobits_live_replicas ([0-9.]+)$", replica.get("/metrics").raw.decode(), re.M)
+    return int(float(found.group(1))) if found else None
+
+
+def wait_for_live_replicas(replicas, count, seconds=30):
+    deadline = time.monotonic() + seconds
+    seen = None
+    while time.monotonic() < deadline:
+        seen = [live_replicas(r) for r in replicas]
+        if seen == [count] * len(replicas):
+            return
+        time.sleep(0.2)
+    pytest.fail(f"the replicas did not all count {count} live replicas within {seconds} s: {seen}")
+
+
+def hammer(replicas, token, seconds=HAMMER_SECONDS):
+    """Two threads per replica send validates back to back as client `main` for `seconds`. Returns the
+    answers admitted (200) and refused (429 rate_limited) per replica, and the seconds from the first
+    request sent to the last answer received."""
+    stop = time.monotonic() + seconds
+
+    def run(replica):
+        admitted = refused = 0
+        while time.monotonic() < stop:
+            answer = replica.post("/v1/devices/validate", {"device_token": token}, client="main", timeout=20)
+            if answer.status == 429:
+                assert answer.error_code == "rate_limited", answer
+                refused += 1
+            else:
+                assert answer.status == 200, answer
+                admitted += 1
+        return replica.name, admitted, refused
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(2 * len(replicas)) as pool:
+        results = list(pool.map(run, [r for r in replicas for _ in range(2)]))
+    elapsed = time.monotonic() - started
+    admitted = {r.name: sum(a for name, a, _ in results if name == r.name) for r in replicas}
+    refused = {r.name: sum(x for name, _, x in results if name == r.name) for r in replicas}
+    return admitted, refused, elapsed
+
+
+@pytest.mark.parametrize("limit", ["client", "global"])
+def test_three_replicas_hammered_admit_the_deployments_total_not_three_times_it(twobits_factory, postgres, limit):
+    """`clients[].rate_per_second` (with `burst`) and `apple.max_calls_per_second` are totals for the deployment:
+    each replica takes its share by the live replica count the presence connections give. Three replicas
+    hammered at once admit at most the total rate over the window plus the deployment's burst (with a
+    generous 1.5 on the rate); each replica saw refusals, so a per-replica limit (today's) would have admitted
+    three times as much. A replica killed stops counting once its presence connection is gone."""
+    if limit == "client":
+        extra = {}
+        burst = TOTAL_BURST
+    else:
+        extra = {"apple": {"max_calls_per_second": TOTAL_RATE}}
+        # One second's worth, shared: ceil(4 / 3) = 2 per replica, so 6 at once for the three.
+        burst = 3 * -(-TOTAL_RATE // 3)
+    deployment = twobits_factory(f"limits-{limit}", autostart=False,
+                                 **replica_options(postgres.create_database("limits"), **extra))
+    if limit == "client":
+        for client in deployment.config["clients"]:
+            if client["name"] == "main":
+                client.update(rate_per_second=TOTAL_RATE, burst=TOTAL_BURST)
+        deployment.config_path.write_text(json.dumps(deployment.config, indent=2))
+    deployment.start_sandbox()
+    replicas = deployment.start_replicas(3)
+    wait_for_live_replicas(replicas, 3)
+    token = deployment.mint(deployment.new_device())
+
+    admitted, refused, elapsed = hammer(replicas, token)
+    total = sum(admitted.values())
+    print(f"{limit}: admitted {admitted}, refused {refused} in {elapsed:.2f} s")
+    assert all(refused[r.name] > 0 for r in replicas), f"a replica was not hammered past its share: {refused}"
+    assert all(admitted[r.name] > 0 for r in replicas), f"a replica admitted nothing: {admitted}"
+    assert total <= TOTAL_RATE * elapsed * 1.5 + burst, (
+        f"{total} admitted in {elapsed:.2f} s by three replicas, over the deployment's {TOTAL_RATE}/s (+{burst} burst)")
+    # Each replica's full bucket holds its share of the burst: the three together admit at least the burst.
+    assert total >= burst, admitted
+
+    if limit == "client":
+        # A replica that dies stops counting once its presence lapses: the two left take half each.
+        replicas[2].kill()
+        wait_for_live_replicas(replicas[:2], 2)
 
 
 # -- a replica killed mid-burst -------------------------------------------------------------------
@@ -457,6 +553,156 @@ def test_postgres_stopped_under_load_gives_503s_then_recovers_without_a_restart(
     assert len(ok_claims) == len(set(ok_claims)) == len(claims), sorted({e["result"] for e in events})
     assert not [e for e in events if e["result"] == "pending"], "a resolution lost to the outage was never saved"
     assert_password_absent(deployment, pg.password)
+
+
+# -- PostgreSQL failover to a streaming standby ------------------------------------------------------
+
+
+@pytest.fixture
+def postgres_pair():
+    """A primary of this test's own and a streaming standby of it (`.ci/postgres.sh standby`): yields the
+    primary (a PostgresCluster) and the standby's directory (its port in `port`)."""
+    missing = postgres_available()
+    if missing:
+        if os.environ.get("TWOBITS_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"TWOBITS_REQUIRE_POSTGRES=1 but {missing}")
+        pytest.skip(missing)
+    primary = PostgresCluster.start()
+    standby_dir = None
+    try:
+        result = subprocess.run([str(POSTGRES_SCRIPT), "standby", primary.dir], capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        standby_dir = re.search(r"^export TWOBITS_TEST_POSTGRES_STANDBY_DIR='([^']*)'$", result.stdout, re.M).group(1)
+        yield primary, standby_dir
+    finally:
+        if standby_dir:
+            subprocess.run([str(POSTGRES_SCRIPT), "destroy", standby_dir], capture_output=True, timeout=60)
+        primary.destroy()
+
+
+def test_failover_to_a_promoted_standby_under_load_loses_and_doubles_nothing(twobits_factory, postgres_pair):
+    """Three replicas on a URI naming the primary and its standby with `target_session_attrs=read-write`.
+    Under a running load of exchanges and keyed claims the primary is stopped and the standby promoted
+    (the order an operator must keep: the old primary fenced before the new one takes writes). Nothing is
+    lost or doubled, no answer is a 500, and every replica answers 2xx again within 30 s, without a restart."""
+    primary, standby_dir = postgres_pair
+    standby_port = Path(standby_dir, "port").read_text().strip()
+    single = primary.create_database("failover")
+    host = re.search(r"@(127\.0\.0\.1:\d+)/", single).group(1)
+    database = single.replace(f"@{host}/", f"@{host},127.0.0.1:{standby_port}/") + "?target_session_attrs=read-write"
+    deployment = twobits_factory("failover", autostart=False, **replica_options(database, database_pool_wait_ms=500))
+    deployment.start_sandbox()
+    replicas = deployment.start_replicas(3)
+
+    stop = threading.Event()
+    log_lock = threading.Lock()
+    exchanges, claims = [], []  # (device token, answer) / (device id, token, key, answer)
+
+    def exchanging(worker):
+        device_id, n = deployment.new_device(), 0
+        while not stop.is_set():
+            device_token = deployment.mint(device_id)
+            try:
+                answer = replicas[(n + worker) % 3].exchange(device_token)
+            except OSError as error:
+                answer = error
+            with log_lock:
+                exchanges.append((device_token, answer))
+            n += 1
+            time.sleep(0.02)
+
+    def claiming(worker):
+        n = 0
+        while not stop.is_set():
+            device_id = deployment.new_device()
+            device_token = deployment.mint(device_id)
+            key = f"failover-{worker}-{n}-{uuid.uuid4()}"
+            try:
+                answer = claim(replicas[(n + worker) % 3], device_token, key)
+            except OSError as error:
+                answer = error
+            with log_lock:
+                claims.append((device_id, device_token, key, answer))
+            n += 1
+            time.sleep(0.02)
+
+    load = [threading.Thread(target=exchanging, args=(w,)) for w in range(3)] + \
+           [threading.Thread(target=claiming, args=(w,)) for w in range(3)]
+    for t in load:
+        t.start()
+    try:
+        time.sleep(1.5)
+        with log_lock:
+            before = len(exchanges) + len(claims)
+        primary.stop()
+        stopped_at = time.monotonic()
+        time.sleep(0.5)
+        subprocess.run([str(POSTGRES_SCRIPT), "promote", standby_dir], check=True, capture_output=True, timeout=60)
+        promoted_after = time.monotonic() - stopped_at
+        # Every replica back to 2xx within 30 s of the stop, without a restart.
+        recovered = {}
+        while len(recovered) < len(replicas) and time.monotonic() - stopped_at < 30:
+            for replica in replicas:
+                if replica.name not in recovered and replica.exchange(deployment.mint(deployment.new_device())).status == 201:
+                    recovered[replica.name] = round(time.monotonic() - stopped_at, 2)
+            time.sleep(0.1)
+        time.sleep(1.0)
+    finally:
+        stop.set()
+        for t in load:
+            t.join(30)
+    print(f"failover: {before} requests before the stop, {len(exchanges) + len(claims)} in all; promoted "
+          f"{promoted_after:.2f} s after the stop; 2xx again after {recovered} s")
+    assert len(recovered) == len(replicas), f"not back to 2xx 30 s after the stop: {recovered}\n{replicas[0].log()[-3000:]}"
+    for replica in replicas:
+        assert replica.alive(), f"{replica.name} exited"
+
+    # No 500: 503 storage_unavailable with Retry-After while no primary takes writes.
+    answers = [a for _, a in exchanges] + [c[3] for c in claims]
+    assert not [a for a in answers if isinstance(a, Exception)], [a for a in answers if isinstance(a, Exception)][:3]
+    assert {a.status for a in answers} <= {200, 201, 503}, sorted({a.status for a in answers})
+    for a in answers:
+        if a.status == 503:
+            assert a.error_code == "storage_unavailable" and a.headers.get("Retry-After"), a
+    assert [a for a in answers if a.status == 503], "no request met the failover"
+
+    # 0 lost: a device token accepted before the failover is still known to the new primary (refused as
+    # reused); one refused with 503 left nothing behind (accepted now).
+    def exchanged_again(entry):
+        device_token, answer = entry
+        again = replicas[len(device_token) % 3].exchange(device_token)
+        if answer.status == 201:
+            assert again.status == 409 and again.error_code == "device_token_reused", (answer, again)
+        else:
+            assert again.status == 201, f"a device token refused with 503 is now {again}"
+
+    # 0 doubled, 0 lost: every claim, retried with its key as a client would, answers claimed; Apple wrote
+    # each device once; the audit trail holds one `ok` claim per device.
+    def claimed_again(entry):
+        device_id, device_token, key, answer = entry
+        deadline = time.monotonic() + 10
+        again = claim(replicas[1], device_token, key)
+        while (again.error_code == "request_in_progress" or again.status == 503) and time.monotonic() < deadline:
+            time.sleep(min(1.0, float(again.headers.get("Retry-After") or 1)))
+            again = claim(replicas[1], device_token, key)
+        assert again.status == 200 and again.json["claimed"] is True, (answer, again)
+        if answer.status == 200:
+            assert again.headers.get("Idempotent-Replayed") == "true" and again.json == answer.json, (answer, again)
+        state = deployment.device(device_id)
+        assert state["updates"] == 1 and state["bit0"] is True, state
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(exchanged_again, exchanges))
+        list(pool.map(claimed_again, claims))
+    deadline = time.monotonic() + 5
+    while True:
+        events = [e for e in replicas[0].audit_events() if e["action"] == "promotion.claim"]
+        ok_claims = [e.get("token_sha256_prefix") for e in events if e["result"] == "ok"]
+        if len(ok_claims) == len(claims) or time.monotonic() > deadline:
+            break
+        time.sleep(0.25)
+    assert len(ok_claims) == len(set(ok_claims)) == len(claims), sorted({e["result"] for e in events})
+    assert_password_absent(deployment, primary.password)
 
 
 # -- the command line: migrate, a newer schema, ledger copy --------------------------------------------

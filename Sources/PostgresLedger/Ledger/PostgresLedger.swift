@@ -67,6 +67,13 @@ public final class PostgresLedger: Ledger {
         try await pool.run { db throws(PostgresError) in try PostgresMigrations.version(db) }
     }
 
+    /// The processes holding the replica lock on their presence connections; this one counts even while
+    /// its own presence connection is down (it is alive: it is asking).
+    public func liveReplicas() async throws(StorageError) -> Int {
+        let counted = try await statement(Presence.countReplicasSQL, []).first?.int("n") ?? 0
+        return counted + (presence.countsAsReplica ? 0 : 1)
+    }
+
     /// Closes every connection (and releases this instance's presence lock).
     public func close() {
         pool.close()

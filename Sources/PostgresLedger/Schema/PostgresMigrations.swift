@@ -6,6 +6,8 @@ enum PostgresMigrations {
     /// one-bigint keys (`objsubid` 1). The first half spells "TB".
     static let lockNamespace: Int32 = 0x5442
     static let migrationLock: Int32 = 1
+    /// Held shared by every live replica on its presence connection (`Presence`); 3-6 are the expiry sweeps'.
+    static let replicaLock: Int32 = 2
 
     static let steps: [String] = [
         // 1: SQLite's schema after its migration 4, translated: BIGSERIAL audit ids (one ordered history

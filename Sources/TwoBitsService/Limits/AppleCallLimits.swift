@@ -17,12 +17,13 @@ struct AppleCallLimits: Sendable {
     let limiter: RateLimiter
     let metrics: MetricsRegistry
 
-    init(configuration: ServiceConfiguration, metrics: MetricsRegistry) {
+    /// `replicas`: the live replica count, by which the configured limits (the deployment's totals) are shared.
+    init(configuration: ServiceConfiguration, replicas: LiveReplicas, metrics: MetricsRegistry) {
         var limits: [String: RateLimiter.Limit] = [:]
         for client in configuration.clients {
             if let rate = client.ratePerSecond { limits[client.name] = RateLimiter.Limit(ratePerSecond: rate, burst: client.burst) }
         }
-        self.limiter = RateLimiter(limits: limits, globalPerSecond: configuration.apple.maxCallsPerSecond)
+        self.limiter = RateLimiter(limits: limits, globalPerSecond: configuration.apple.maxCallsPerSecond, replicas: replicas)
         self.metrics = metrics
     }
 

@@ -3,8 +3,8 @@
 /// Pure arithmetic over the times it is given (seconds on any monotonic clock), so tests drive it
 /// without sleeping. A clock that steps back is read as no time passing.
 public struct TokenBucket: Sendable, Equatable {
-    public let ratePerSecond: Double
-    public let capacity: Double
+    public private(set) var ratePerSecond: Double
+    public private(set) var capacity: Double
     /// Tokens available at `updatedAt`.
     public private(set) var tokens: Double
     public private(set) var updatedAt: Double
@@ -22,6 +22,15 @@ public struct TokenBucket: Sendable, Equatable {
         guard now > updatedAt else { return }
         tokens = min(capacity, tokens + (now - updatedAt) * ratePerSecond)
         updatedAt = now
+    }
+
+    /// Gives the bucket a new rate and size from `now` on (the replica count changed): what accrued until
+    /// `now` accrues at the old rate, and the tokens held never exceed the new size.
+    public mutating func resize(ratePerSecond: Double, burst: Int, now: Double) {
+        refill(now: now)
+        self.ratePerSecond = ratePerSecond
+        capacity = Double(max(1, burst))
+        tokens = min(tokens, capacity)
     }
 
     /// Seconds from `updatedAt` until `cost` tokens are available (0: available now). A cost above

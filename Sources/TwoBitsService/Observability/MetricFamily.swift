@@ -86,6 +86,8 @@ extension MetricFamily {
                                                 buckets: MetricFamily.ledgerBuckets)
     public static let unsavedResolutions = MetricFamily("twobits_ledger_unsaved_resolutions", .gauge,
                                                  "Audit resolutions of Apple writes the ledger failed to take, kept and retried every second (read at each scrape)")
+    public static let liveReplicas = MetricFamily("twobits_live_replicas", .gauge,
+                                           "Replicas serving from this ledger, as last counted (each takes its share of the rate limits)")
     // Health (read at each scrape of /metrics)
     public static let readinessCheck = MetricFamily("twobits_readiness_check", .gauge,
                                              "1 when the readiness check passes, 0 when it fails (what /readyz answers), by check",
@@ -98,6 +100,6 @@ extension MetricFamily {
         httpRequests, httpReceiveTimeouts, rateLimited, appleCalls, appleCallSeconds, promotionClaims, installs, automaticBans,
         manualBans, pendingBansApplied, fallbackTokensIssued, fallbackExchangesRefused, fallbackVerifications, fallbackConsumes,
         httpRequestSeconds, httpRequestsInFlight, httpMaxConnections, readinessCheck, signingKeyAge, ledgerCallSeconds,
-        unsavedResolutions, appAttestRefusals, appAttestFallbackReasons,
+        unsavedResolutions, appAttestRefusals, appAttestFallbackReasons, liveReplicas,
     ]
 }
