@@ -94,8 +94,9 @@ let package = Package(
         // Per-write latency of the SQLite ledger's hot paths, with and without the background checkpointer.
         .executableTarget(name: "LedgerBench", dependencies: ["SQLiteLedger", "Ledger"], path: "Benchmarks/LedgerBench"),
 
-        // The client library: Foundation and, on Apple platforms, Apple's frameworks only (docs/client.md).
-        .target(name: "TwoBitsClient"),
+        // The client library: Foundation and the OS's own frameworks only (docs/client.md): Apple's DeviceCheck, Security
+        // and CryptoKit on Apple platforms; on Linux, where its tests run, libcrypto for SHA-256 (no hand-written hash).
+        .target(name: "TwoBitsClient", dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
 
         // One property check per parser of untrusted input, shared by the fuzz targets and their replay test.
         .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheckModel", "AppleDeviceCheckClient", "TokenSigning", "HTTPServer", "TwoBitsService", "AppAttest"],

@@ -96,7 +96,8 @@ ALLOWED_SYSTEM_IMPORTS = {
     "twobits": {"CBuildInfo", "Dispatch", "FoundationEssentials", "Glibc"},
     # The app's library, never linked into the server: full Foundation, and Apple's frameworks on Apple platforms
     # (test_the_client_library_imports_no_module_of_the_server holds those behind #if).
-    "TwoBitsClient": {"Foundation", "FoundationEssentials", "FoundationNetworking", "DeviceCheck", "Security"},
+    "TwoBitsClient": {"Foundation", "FoundationEssentials", "FoundationNetworking", "DeviceCheck", "Security", "CryptoKit",
+                      "COpenSSL"},
 }
 
 # What the domain layers never reach, even transitively: curl, MHD, the databases, and the Apple client.
@@ -223,16 +224,19 @@ def test_the_architecture_diagram_states_each_targets_dependencies_as_package_sw
 
 
 def test_the_client_library_imports_no_module_of_the_server():
-    # docs/client.md: an app depends on TwoBitsClient alone; Package.swift gives it no dependency, and a
-    # build directory shared with the server would still let `import Policy` (or the server's DeviceCheck
-    # module, which is why Apple's is imported under os(iOS) || os(macOS)) compile by accident.
-    allowed = {"Foundation", "FoundationEssentials", "FoundationNetworking", "DeviceCheck", "Security"}
+    # docs/client.md: an app depends on TwoBitsClient alone; Package.swift gives it no dependency but the OS's
+    # libcrypto on Linux (COpenSSL, for SHA-256 where the tests run), and a build directory shared with the server
+    # would still let `import Policy` (or the server's DeviceCheck module, which is why Apple's is imported under
+    # os(iOS) || os(macOS)) compile by accident.
+    allowed = {"Foundation", "FoundationEssentials", "FoundationNetworking", "DeviceCheck", "Security", "CryptoKit", "COpenSSL"}
     offenders = []
     for path in CLIENT.rglob("*.swift"):
         for number, line in enumerate(path.read_text().splitlines(), 1):
             found = re.match(r"^\s*(@\w+\s+)*(public |package |internal |private |fileprivate )?import\s+(\w+)", line)
             if found and found.group(3) not in allowed:
                 offenders.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
-            if found and found.group(3) in {"DeviceCheck", "Security"} and "(os(iOS) || os(macOS))" not in path.read_text():
+            if found and found.group(3) in {"DeviceCheck", "Security", "CryptoKit"} and "(os(iOS) || os(macOS))" not in path.read_text():
                 offenders.append(f"{path.relative_to(REPO)}:{number}: Apple's framework outside #if ... (os(iOS) || os(macOS))")
+            if found and found.group(3) == "COpenSSL" and "#elseif os(Linux)" not in path.read_text():
+                offenders.append(f"{path.relative_to(REPO)}:{number}: libcrypto outside #elseif os(Linux) (an app links none)")
     assert not offenders, "\n".join(offenders)

@@ -13,10 +13,10 @@ struct ClientData {
     init(challenge: String, payload: Data?) {
         // The challenge is base64url and the digest too: no character needs escaping.
         var json = #"{"challenge":"\#(challenge)""#
-        if let payload { json += #","payload_sha256":"\#(Base64URL.encode(PortableSHA256.hash(payload)))""# }
+        if let payload { json += #","payload_sha256":"\#(Base64URL.encode(SystemSHA256.hash(payload)))""# }
         json += "}"
         bytes = Data(json.utf8)
     }
 
-    var hash: Data { PortableSHA256.hash(bytes) }
+    var hash: Data { SystemSHA256.hash(bytes) }
 }

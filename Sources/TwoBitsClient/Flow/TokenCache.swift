@@ -46,6 +46,6 @@ struct TokenCache {
     /// The digest of a binding, so the session itself is not kept beyond the call; "" without one.
     private static func key(_ binding: String?) -> String {
         guard let binding else { return "" }
-        return "bnd:" + Base64URL.encode(PortableSHA256.hash(Data(binding.utf8)))
+        return "bnd:" + Base64URL.encode(SystemSHA256.hash(Data(binding.utf8)))
     }
 }

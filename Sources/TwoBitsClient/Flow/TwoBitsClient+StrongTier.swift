@@ -66,7 +66,7 @@ extension TwoBitsClient {
         let challenge = try await challengeBytes(failed: .attestFailed)
         let object: Data
         do {
-            object = try await appAttest.attestKey(keyID, clientDataHash: PortableSHA256.hash(challenge.bytes))
+            object = try await appAttest.attestKey(keyID, clientDataHash: SystemSHA256.hash(challenge.bytes))
         } catch {
             throw platformExit(error, failed: .attestFailed)
         }
