@@ -44,9 +44,11 @@ let package = Package(
         .target(name: "Locking", dependencies: ["CEventLoop"], swiftSettings: layered),
         // One thread, one epoll set, a Swift TaskExecutor: the runtime every request runs on.
         .target(name: "EventLoops", dependencies: ["CEventLoop", "Locking"], swiftSettings: layered),
+        // Text formats on the wire, no C and no crypto: the strict JSON parser and writer, base64url and hex.
+        .target(name: "WireFormats", swiftSettings: layered),
 
         // Layer 1: thin Swift wrappers over the C libraries.
-        .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL", "Locking"], swiftSettings: layered),
+        .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL", "Locking", "WireFormats"], swiftSettings: layered),
         .target(name: "OutboundHTTP", dependencies: ["CCurl", "EventLoops", "Locking"], swiftSettings: layered),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "EventLoops", "Locking"], swiftSettings: layered),
         // The ledger's seam: protocol and records, plain Swift (a PostgreSQL ledger plugs in here next).
@@ -60,37 +62,37 @@ let package = Package(
         // sandbox share), the client that calls Apple over OutboundHTTP, and an emulator of Apple.
         // Neither module is named DeviceCheck: an app importing Apple's framework as well could not build.
         .target(name: "DeviceCheckModel", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
-        .target(name: "AppleDeviceCheckClient", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "OutboundHTTP", "Locking"],
+        .target(name: "AppleDeviceCheckClient", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "OutboundHTTP", "Locking"],
                 swiftSettings: layered),
-        .target(name: "Sandbox", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "HTTPServer", "Locking", "AppAttest"], swiftSettings: layered),
+        .target(name: "Sandbox", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "HTTPServer", "Locking", "AppAttest"], swiftSettings: layered),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
         .target(name: "Policy", dependencies: ["DeviceCheckModel", "Ledger", "TwoBitsCrypto"], swiftSettings: layered),
-        .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
+        .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto", "WireFormats"], swiftSettings: layered),
         // App Attest's verification core: a strict CBOR decoder, attestation and assertion verifiers. Stateless.
-        .target(name: "AppAttest", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
+        .target(name: "AppAttest", dependencies: ["TwoBitsCrypto", "WireFormats"], swiftSettings: layered),
 
         // Layer 4: the use cases (claims with their idempotency protocol, token exchange, debug secrets, the
         // key ring). Domain outcomes and errors only: no HTTP, no metrics, no logs.
-        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheckModel", "TwoBitsCrypto", "Locking", "AppAttest"],
+        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "Locking", "AppAttest"],
                 swiftSettings: layered),
 
         // Layer 5: the service: configuration, HTTP API (controllers map use cases onto HTTP), metrics, logs.
         // The admin console's HTML, CSS and JavaScript are embedded at build time (`embedInCode`): the binary
         // reads no file beside it, and the assets stay editable as plain files.
         .target(name: "TwoBitsService", dependencies: [
-            "UseCases", "DeviceCheckModel", "AppleDeviceCheckClient", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "Locking", "AppAttest",
+            "UseCases", "DeviceCheckModel", "AppleDeviceCheckClient", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "WireFormats", "Locking", "AppAttest",
         ], resources: [
             .embedInCode("Console/Assets/index.html"), .embedInCode("Console/Assets/console.js"), .embedInCode("Console/Assets/console.css"),
         ], swiftSettings: layered),
         .executableTarget(name: "twobits", dependencies: [
-            "CBuildInfo", "TwoBitsService", "Sandbox", "DeviceCheckModel", "Ledger", "SQLiteLedger", "PostgresLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "AppAttest",
+            "CBuildInfo", "TwoBitsService", "Sandbox", "DeviceCheckModel", "Ledger", "SQLiteLedger", "PostgresLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "WireFormats", "AppAttest",
             "Locking",
         ], swiftSettings: layered),
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
-        .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),
+        .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto", "WireFormats"], path: "Benchmarks/ES256Bench"),
         // App Attest verification CPU per attestation and per assertion, on the real fixtures.
-        .executableTarget(name: "AppAttestBench", dependencies: ["AppAttest", "TwoBitsCrypto"], path: "Benchmarks/AppAttestBench"),
+        .executableTarget(name: "AppAttestBench", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats"], path: "Benchmarks/AppAttestBench"),
         // Per-write latency of the SQLite ledger's hot paths, with and without the background checkpointer.
         .executableTarget(name: "LedgerBench", dependencies: ["SQLiteLedger", "Ledger"], path: "Benchmarks/LedgerBench"),
 
@@ -98,28 +100,29 @@ let package = Package(
         .target(name: "TwoBitsClient"),
 
         // One property check per parser of untrusted input, shared by the fuzz targets and their replay test.
-        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheckModel", "AppleDeviceCheckClient", "TokenSigning", "HTTPServer", "TwoBitsService", "AppAttest"],
+        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "WireFormats", "DeviceCheckModel", "AppleDeviceCheckClient", "TokenSigning", "HTTPServer", "TwoBitsService", "AppAttest"],
                 path: "Tests/FuzzChecks"),
 
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         // Test support shared by the test targets: child processes through posix_spawn.
         .target(name: "ChildProcess", dependencies: ["TwoBitsCrypto"], path: "Tests/ChildProcess"),
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
-        .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "Locking", "ChildProcess"]),
+        .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),
+        .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "OutboundHTTP", "EventLoops", "Locking"]),
         .testTarget(name: "DeviceCheckModelTests", dependencies: ["DeviceCheckModel"]),
         // The Apple client against the sandbox, the sandbox's strictness, and the parsers against Python's.
         .testTarget(name: "AppleDeviceCheckClientTests", dependencies: [
-            "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "Locking", "ChildProcess", "SeededRandom",
+            "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess", "SeededRandom",
         ]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheckModel", "AppleDeviceCheckClient", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom"]),
-        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "SeededRandom", "Sandbox"]),
+        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats", "SeededRandom", "Sandbox"]),
         // The ledger's contract, the same cases over SQLite and PostgreSQL, and PostgreSQL's cross-replica guarantees.
         .testTarget(name: "LedgerContractTests", dependencies: ["Ledger", "SQLiteLedger", "PostgresLedger", "Locking", "EventLoops"]),
-        .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto"]),
+        .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto", "WireFormats"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
-            "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheckModel", "TwoBitsCrypto", "TokenSigning",
+            "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "TokenSigning",
             "Locking", "AppAttest",
         ]),
         // The client library end to end: the sandbox's simulated iPhones, a real service, a relay over HTTP.

@@ -79,6 +79,7 @@ OS = {"Glibc", "Darwin"}
 ALLOWED_SYSTEM_IMPORTS = {
     "Locking": {"CEventLoop"} | OS,
     "EventLoops": {"CEventLoop", "Dispatch"} | OS,
+    "WireFormats": {"FoundationEssentials"},
     "TwoBitsCrypto": {"COpenSSL", "FoundationEssentials", "Synchronization"} | OS,
     "OutboundHTTP": {"CCurl", "FoundationEssentials"} | OS,
     "HTTPServer": {"CMicroHTTPD", "FoundationEssentials"} | OS,

@@ -1,5 +1,6 @@
 import COpenSSL
 public import FoundationEssentials
+import WireFormats
 
 /// SHA-256 through OpenSSL's EVP interface.
 public enum SHA256Digest {
