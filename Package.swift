@@ -9,9 +9,8 @@ import PackageDescription
 //
 // Release builds optimize across modules: with one target per layer, a generic type or an inlinable helper
 // of a lower layer (a lock, the router, the JSON scanner) is otherwise called unspecialized through its
-// module's boundary on every request. With the runtime linked statically as well (Makefile's RELEASE), six
-// races against the Go peer each way: fallback at 0 ms 136.5 -> 130 µs of CPU per request (medians), claim
-// at 50 ms 240.5 -> 235 (Benchmarks/README, stop 29).
+// module's boundary on every request. With the runtime linked statically as well (Makefile's RELEASE), it
+// saves CPU per request against the Go peer (measured: Benchmarks/README.md, stop 29).
 let layered: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
     .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
