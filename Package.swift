@@ -16,6 +16,10 @@ let layered: [SwiftSetting] = [
     .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
 ]
 
+// TwoBits' own C (the wrappers over the Debian libraries, the event loop's epoll calls, the build's commit) is
+// compiled as C targets with every warning an error; the systemLibrary targets only include Debian's headers.
+let strictC: [CSetting] = [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
+
 let package = Package(
     name: "TwoBits",
     platforms: [.macOS(.v12), .iOS(.v15)],
@@ -27,16 +31,21 @@ let package = Package(
         .library(name: "TwoBitsClient", targets: ["TwoBitsClient"]),
     ],
     targets: [
-        // C libraries from Debian, reached through module maps.
+        // C libraries from Debian, reached through module maps that only include their headers.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // epoll, eventfd and the monotonic clock (glibc headers only, nothing to link).
-        .systemLibrary(name: "CEventLoop"),
-        // The git commit `make package` builds from, as a macro (-Xcc -DTWOBITS_GIT_COMMIT=...): header only.
-        .systemLibrary(name: "CBuildInfo"),
+        // TwoBits' own C over them: fixed-signature wrappers of their macros and variadic functions.
+        .target(name: "COpenSSLShims", dependencies: ["COpenSSL"], cSettings: strictC),
+        .target(name: "CCurlShims", dependencies: ["CCurl"], cSettings: strictC),
+        .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"], cSettings: strictC),
+        .target(name: "CSQLiteShims", dependencies: ["CSQLite"], cSettings: strictC),
+        // epoll, eventfd and the monotonic clock (glibc only, nothing to link).
+        .target(name: "CEventLoop", cSettings: strictC),
+        // The git commit `make package` builds from (-Xcc -DTWOBITS_GIT_COMMIT=...), as a function.
+        .target(name: "CBuildInfo", cSettings: strictC),
 
         // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see, the FIFO queue such a lock guards, and named
         // detached threads (docs/architecture.md).
@@ -47,13 +56,13 @@ let package = Package(
         .target(name: "WireFormats", swiftSettings: layered),
 
         // Layer 1: thin Swift wrappers over the C libraries.
-        .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL", "Locking", "WireFormats"], swiftSettings: layered),
-        .target(name: "OutboundHTTP", dependencies: ["CCurl", "EventLoops", "Locking"], swiftSettings: layered),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "EventLoops", "Locking"], swiftSettings: layered),
+        .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL", "COpenSSLShims", "Locking", "WireFormats"], swiftSettings: layered),
+        .target(name: "OutboundHTTP", dependencies: ["CCurl", "CCurlShims", "EventLoops", "Locking"], swiftSettings: layered),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShims", "EventLoops", "Locking"], swiftSettings: layered),
         // The ledger's seam: protocol and records, plain Swift (a PostgreSQL ledger plugs in here next).
         .target(name: "Ledger", dependencies: ["Locking"], swiftSettings: layered),
         // The embedded ledger: SQLite in WAL mode, with its own checkpointer thread.
-        .target(name: "SQLiteLedger", dependencies: ["CSQLite", "Ledger", "Locking", "EventLoops"], swiftSettings: layered),
+        .target(name: "SQLiteLedger", dependencies: ["CSQLite", "CSQLiteShims", "Ledger", "Locking", "EventLoops"], swiftSettings: layered),
         // The shared ledger for replicas: PostgreSQL through libpq, a bounded pool of connections on threads of their own.
         .target(name: "PostgresLedger", dependencies: ["CPostgres", "Ledger", "Locking"], swiftSettings: layered),
 

@@ -1,4 +1,5 @@
 import COpenSSL
+import COpenSSLShims
 public import FoundationEssentials
 
 /// Produces ES256 (ECDSA P-256 + SHA-256) signatures in the JWS form: raw 64-byte r||s.
