@@ -9,13 +9,16 @@ import PackageDescription
 //
 // Release builds optimize across modules: with one target per layer, a generic type or an inlinable helper
 // of a lower layer (a lock, the router, the JSON scanner) is otherwise called unspecialized through its
-// module's boundary on every request. With the runtime linked statically as well (Makefile's RELEASE), six
-// races against the Go peer each way: fallback at 0 ms 136.5 -> 130 µs of CPU per request (medians), claim
-// at 50 ms 240.5 -> 235 (Benchmarks/README, stop 29).
+// module's boundary on every request. With the runtime linked statically as well (Makefile's RELEASE), it
+// saves CPU per request against the Go peer (measured: Benchmarks/README.md, stop 29).
 let layered: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
     .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
 ]
+
+// TwoBits' own C (the wrappers over the Debian libraries, the event loop's epoll calls, the build's commit) is
+// compiled as C targets with every warning an error; the systemLibrary targets only include Debian's headers.
+let strictC: [CSetting] = [.unsafeFlags(["-Wall", "-Wextra", "-Werror"])]
 
 let package = Package(
     name: "TwoBits",
@@ -28,31 +31,38 @@ let package = Package(
         .library(name: "TwoBitsClient", targets: ["TwoBitsClient"]),
     ],
     targets: [
-        // C libraries from Debian, reached through module maps.
+        // C libraries from Debian, reached through module maps that only include their headers.
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CPostgres", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        // epoll, eventfd and the monotonic clock (glibc headers only, nothing to link).
-        .systemLibrary(name: "CEventLoop"),
-        // The git commit `make package` builds from, as a macro (-Xcc -DTWOBITS_GIT_COMMIT=...): header only.
-        .systemLibrary(name: "CBuildInfo"),
+        // TwoBits' own C over them: fixed-signature wrappers of their macros and variadic functions.
+        .target(name: "COpenSSLShims", dependencies: ["COpenSSL"], cSettings: strictC),
+        .target(name: "CCurlShims", dependencies: ["CCurl"], cSettings: strictC),
+        .target(name: "CMicroHTTPDShims", dependencies: ["CMicroHTTPD"], cSettings: strictC),
+        .target(name: "CSQLiteShims", dependencies: ["CSQLite"], cSettings: strictC),
+        // epoll, eventfd and the monotonic clock (glibc only, nothing to link).
+        .target(name: "CEventLoop", cSettings: strictC),
+        // The git commit `make package` builds from (-Xcc -DTWOBITS_GIT_COMMIT=...), as a function.
+        .target(name: "CBuildInfo", cSettings: strictC),
 
         // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see, the FIFO queue such a lock guards, and named
         // detached threads (docs/architecture.md).
         .target(name: "Locking", dependencies: ["CEventLoop"], swiftSettings: layered),
         // One thread, one epoll set, a Swift TaskExecutor: the runtime every request runs on.
         .target(name: "EventLoops", dependencies: ["CEventLoop", "Locking"], swiftSettings: layered),
+        // Text formats on the wire, no C and no crypto: the strict JSON parser and writer, base64url and hex.
+        .target(name: "WireFormats", swiftSettings: layered),
 
         // Layer 1: thin Swift wrappers over the C libraries.
-        .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL", "Locking"], swiftSettings: layered),
-        .target(name: "OutboundHTTP", dependencies: ["CCurl", "EventLoops", "Locking"], swiftSettings: layered),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "EventLoops", "Locking"], swiftSettings: layered),
+        .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL", "COpenSSLShims", "Locking", "WireFormats"], swiftSettings: layered),
+        .target(name: "OutboundHTTP", dependencies: ["CCurl", "CCurlShims", "EventLoops", "Locking"], swiftSettings: layered),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShims", "EventLoops", "Locking"], swiftSettings: layered),
         // The ledger's seam: protocol and records, plain Swift (a PostgreSQL ledger plugs in here next).
         .target(name: "Ledger", dependencies: ["Locking"], swiftSettings: layered),
         // The embedded ledger: SQLite in WAL mode, with its own checkpointer thread.
-        .target(name: "SQLiteLedger", dependencies: ["CSQLite", "Ledger", "Locking", "EventLoops"], swiftSettings: layered),
+        .target(name: "SQLiteLedger", dependencies: ["CSQLite", "CSQLiteShims", "Ledger", "Locking", "EventLoops"], swiftSettings: layered),
         // The shared ledger for replicas: PostgreSQL through libpq, a bounded pool of connections on threads of their own.
         .target(name: "PostgresLedger", dependencies: ["CPostgres", "Ledger", "Locking"], swiftSettings: layered),
 
@@ -60,37 +70,37 @@ let package = Package(
         // sandbox share), the client that calls Apple over OutboundHTTP, and an emulator of Apple.
         // Neither module is named DeviceCheck: an app importing Apple's framework as well could not build.
         .target(name: "DeviceCheckModel", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
-        .target(name: "AppleDeviceCheckClient", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "OutboundHTTP", "Locking"],
+        .target(name: "AppleDeviceCheckClient", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "OutboundHTTP", "Locking"],
                 swiftSettings: layered),
-        .target(name: "Sandbox", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "HTTPServer", "Locking", "AppAttest"], swiftSettings: layered),
+        .target(name: "Sandbox", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "HTTPServer", "Locking", "AppAttest"], swiftSettings: layered),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
         .target(name: "Policy", dependencies: ["DeviceCheckModel", "Ledger", "TwoBitsCrypto"], swiftSettings: layered),
-        .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
+        .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto", "WireFormats"], swiftSettings: layered),
         // App Attest's verification core: a strict CBOR decoder, attestation and assertion verifiers. Stateless.
-        .target(name: "AppAttest", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
+        .target(name: "AppAttest", dependencies: ["TwoBitsCrypto", "WireFormats"], swiftSettings: layered),
 
         // Layer 4: the use cases (claims with their idempotency protocol, token exchange, debug secrets, the
         // key ring). Domain outcomes and errors only: no HTTP, no metrics, no logs.
-        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheckModel", "TwoBitsCrypto", "Locking", "AppAttest"],
+        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "Locking", "AppAttest"],
                 swiftSettings: layered),
 
         // Layer 5: the service: configuration, HTTP API (controllers map use cases onto HTTP), metrics, logs.
         // The admin console's HTML, CSS and JavaScript are embedded at build time (`embedInCode`): the binary
         // reads no file beside it, and the assets stay editable as plain files.
         .target(name: "TwoBitsService", dependencies: [
-            "UseCases", "DeviceCheckModel", "AppleDeviceCheckClient", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "Locking", "AppAttest",
+            "UseCases", "DeviceCheckModel", "AppleDeviceCheckClient", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "WireFormats", "Locking", "AppAttest",
         ], resources: [
             .embedInCode("Console/Assets/index.html"), .embedInCode("Console/Assets/console.js"), .embedInCode("Console/Assets/console.css"),
         ], swiftSettings: layered),
         .executableTarget(name: "twobits", dependencies: [
-            "CBuildInfo", "TwoBitsService", "Sandbox", "DeviceCheckModel", "Ledger", "SQLiteLedger", "PostgresLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "AppAttest",
+            "CBuildInfo", "TwoBitsService", "Sandbox", "DeviceCheckModel", "Ledger", "SQLiteLedger", "PostgresLedger", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "WireFormats", "AppAttest",
             "Locking",
         ], swiftSettings: layered),
         // TwoBits' ES256 signer alone, for `make bench` to compare with `openssl speed ecdsap256`.
-        .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto"], path: "Benchmarks/ES256Bench"),
+        .executableTarget(name: "ES256Bench", dependencies: ["TwoBitsCrypto", "WireFormats"], path: "Benchmarks/ES256Bench"),
         // App Attest verification CPU per attestation and per assertion, on the real fixtures.
-        .executableTarget(name: "AppAttestBench", dependencies: ["AppAttest", "TwoBitsCrypto"], path: "Benchmarks/AppAttestBench"),
+        .executableTarget(name: "AppAttestBench", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats"], path: "Benchmarks/AppAttestBench"),
         // Per-write latency of the SQLite ledger's hot paths, with and without the background checkpointer.
         .executableTarget(name: "LedgerBench", dependencies: ["SQLiteLedger", "Ledger"], path: "Benchmarks/LedgerBench"),
 
@@ -99,28 +109,29 @@ let package = Package(
         .target(name: "TwoBitsClient", dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
 
         // One property check per parser of untrusted input, shared by the fuzz targets and their replay test.
-        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "DeviceCheckModel", "AppleDeviceCheckClient", "TokenSigning", "HTTPServer", "TwoBitsService", "AppAttest"],
+        .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "WireFormats", "DeviceCheckModel", "AppleDeviceCheckClient", "TokenSigning", "HTTPServer", "TwoBitsService", "AppAttest"],
                 path: "Tests/FuzzChecks"),
 
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         // Test support shared by the test targets: child processes through posix_spawn.
         .target(name: "ChildProcess", dependencies: ["TwoBitsCrypto"], path: "Tests/ChildProcess"),
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
-        .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "Locking", "ChildProcess"]),
+        .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),
+        .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "OutboundHTTP", "EventLoops", "Locking"]),
         .testTarget(name: "DeviceCheckModelTests", dependencies: ["DeviceCheckModel"]),
         // The Apple client against the sandbox, the sandbox's strictness, and the parsers against Python's.
         .testTarget(name: "AppleDeviceCheckClientTests", dependencies: [
-            "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "Locking", "ChildProcess", "SeededRandom",
+            "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess", "SeededRandom",
         ]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheckModel", "AppleDeviceCheckClient", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom"]),
-        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "SeededRandom", "Sandbox"]),
+        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats", "SeededRandom", "Sandbox"]),
         // The ledger's contract, the same cases over SQLite and PostgreSQL, and PostgreSQL's cross-replica guarantees.
         .testTarget(name: "LedgerContractTests", dependencies: ["Ledger", "SQLiteLedger", "PostgresLedger", "Locking", "EventLoops"]),
-        .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto"]),
+        .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto", "WireFormats"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
-            "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheckModel", "TwoBitsCrypto", "TokenSigning",
+            "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "TokenSigning",
             "Locking", "AppAttest",
         ]),
         // The client library end to end: the sandbox's simulated iPhones, a real service, a relay over HTTP.

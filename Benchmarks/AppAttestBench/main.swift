@@ -3,6 +3,7 @@ import Foundation
 import TwoBitsCrypto
 #if canImport(Glibc)
 import Glibc
+import WireFormats
 #endif
 
 // AppAttestBench: CPU per App Attest attestation and per assertion verification, on a real capture.

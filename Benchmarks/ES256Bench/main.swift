@@ -2,6 +2,7 @@ import Foundation
 import TwoBitsCrypto
 #if canImport(Glibc)
 import Glibc
+import WireFormats
 #endif
 
 // ES256Bench: how many ES256 signatures per second TwoBits' own signer makes on one thread.

@@ -1,4 +1,5 @@
 import CCurl
+import CCurlShims
 import EventLoops
 
 /// One libcurl multi handle on one event loop: curl's sockets sit in the loop's epoll set

@@ -1,4 +1,5 @@
 import CCurl
+import CCurlShims
 import FoundationEssentials
 
 /// One libcurl easy handle and everything that must live as long as it does.

@@ -2,6 +2,7 @@ import AppAttest
 import Foundation
 import Testing
 import TwoBitsCrypto
+import WireFormats
 
 @Suite struct RootCertificateTests {
     @Test func theCompiledInRootIsApplesAppAttestationRootCA() {

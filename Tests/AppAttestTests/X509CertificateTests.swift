@@ -2,6 +2,7 @@ import AppAttest
 import Foundation
 import Testing
 import TwoBitsCrypto
+import WireFormats
 
 /// TwoBitsCrypto's X.509 wrapper on Apple's real certificates.
 @Suite struct X509CertificateTests {

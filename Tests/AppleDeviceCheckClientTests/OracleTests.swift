@@ -5,6 +5,7 @@ import Foundation
 import SeededRandom
 import Testing
 import TwoBitsCrypto
+import WireFormats
 
 /// Random JSON texts (valid ones, written by hand in varied spellings) and malformed variants of them.
 struct JSONTextGenerator {

@@ -4,6 +4,7 @@ import OutboundHTTP
 import Sandbox
 import Testing
 import TwoBitsCrypto
+import WireFormats
 
 /// The sandbox's control API (`/sandbox/v1/...`, docs/sandbox.md) over real HTTP: what the Python suites
 /// and the benchmarks drive, including its refusals of malformed control requests.

@@ -4,6 +4,7 @@ import OutboundHTTP
 import Sandbox
 import Testing
 import TwoBitsCrypto
+import WireFormats
 
 /// The sandbox must be as strict as Apple, or tests against it prove nothing. Raw HTTP, no Apple client.
 @Suite struct SandboxStrictnessTests {

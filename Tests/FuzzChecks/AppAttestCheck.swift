@@ -1,6 +1,7 @@
 import AppAttest
 import Foundation
 import TwoBitsCrypto
+import WireFormats
 
 /// App Attest's parsers and verifiers on hostile bytes. The first byte selects: even, the rest is an
 /// attestation object; odd, an assertion. Both go through the strict CBOR decoder (a value, or a

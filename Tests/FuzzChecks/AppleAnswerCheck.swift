@@ -2,6 +2,7 @@ import AppleDeviceCheckClient
 import DeviceCheckModel
 import Foundation
 import TwoBitsCrypto
+import WireFormats
 
 /// Apple's answers, as the client classifies them. Input: byte 0 picks the endpoint, bytes 1-2 the
 /// status (mostly Apple's usual ones), the rest is the body. Properties, restated independently: only a

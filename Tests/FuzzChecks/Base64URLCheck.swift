@@ -1,4 +1,5 @@
 import Foundation
+import WireFormats
 
 /// Base64url: a decoded string is canonical (encoding the bytes gives the string back, so no two strings
 /// decode alike); a refused string has a byte outside the alphabet, an impossible length or non-zero

@@ -1,6 +1,7 @@
 import Foundation
 import TwoBitsCrypto
 import TwoBitsService
+import WireFormats
 
 /// The configuration file: parsing either gives a configuration or a `ConfigurationError` with a
 /// problem to show; a file that is not JSON (a duplicate key included) is always refused as such.

@@ -1,4 +1,5 @@
 import TwoBitsCrypto
+import WireFormats
 
 /// The JSON parser: parse either succeeds or throws `JSONError` at an offset inside the input; what it
 /// accepts, serialised, parses to the same value and serialises to the same text; what the request

@@ -2,6 +2,7 @@ import Foundation
 import HTTPServer
 import TwoBitsCrypto
 import TwoBitsService
+import WireFormats
 
 /// Request paths, routes, header values and body fields as the service handles them today. Byte 0
 /// picks what the rest of the input is: a path (Router.match over the service's routes), an

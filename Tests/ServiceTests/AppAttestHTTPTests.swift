@@ -3,6 +3,7 @@ import Foundation
 @testable import Sandbox
 import Testing
 import TwoBitsCrypto
+import WireFormats
 
 /// The strong tier through the real server: the order of effects (a refusal after verification leaves the
 /// challenge usable), bans by device token, a required device token, and revocation.

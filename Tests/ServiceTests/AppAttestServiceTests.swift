@@ -6,6 +6,7 @@ import Testing
 import TwoBitsCrypto
 import TwoBitsService
 import UseCases
+import WireFormats
 
 /// The strong tier's use cases against a real SQLite ledger and the sandbox's simulated devices: challenge,
 /// attestation, assertions with rising counters, and every refusal with its reason.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TwoBitsCrypto
 import TwoBitsService
+import WireFormats
 
 /// More configuration refusals, each naming its field (as `ConfigurationTests`), and a database that
 /// cannot be opened, refused at startup rather than at the first request.

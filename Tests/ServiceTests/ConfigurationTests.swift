@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TwoBitsCrypto
 import TwoBitsService
+import WireFormats
 
 /// Every configuration error names its field and how to fix it, before anything listens.
 @Suite struct ConfigurationTests {

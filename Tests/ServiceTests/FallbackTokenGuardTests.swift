@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TwoBitsCrypto
+import WireFormats
 
 /// The fallback-token service's security decisions through real HTTP on loopback (the Python suite
 /// checks the same with PyJWT; these make the mutants of `Tests/mutation/core.json` cost one debug build).

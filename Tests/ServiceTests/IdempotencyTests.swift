@@ -3,6 +3,7 @@ import Foundation
 import Sandbox
 import Testing
 import TwoBitsCrypto
+import WireFormats
 
 /// `Idempotency-Key` on claims, to the letter of docs/openapi.yaml and docs/policy.md: a repeat replays
 /// the first answer without calling Apple; a key reused for another request is refused (422) before

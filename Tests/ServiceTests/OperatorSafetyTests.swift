@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TwoBitsCrypto
 import TwoBitsService
+import WireFormats
 
 /// Operator mistakes: credentials in the Apple URL, files others can read or change.
 @Suite("Operator safety")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TokenSigning
 import TwoBitsCrypto
+import WireFormats
 
 @Suite struct JWKThumbprintTests {
     /// RFC 7638's own example (section 3.1) is an RSA key; TwoBits only has EC keys. RFC 9449 (DPoP)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TokenSigning
 import TwoBitsCrypto
+import WireFormats
 
 /// Tokens bound to a session (`bnd`): the claim's value, its place in the payload, its type, and the
 /// verifier's binding check after every other check.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TokenSigning
 import TwoBitsCrypto
+import WireFormats
 
 /// A signing key in a throw-away directory, and an issuer/verifier pair over it.
 struct TokenFixture {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TwoBitsCrypto
+import WireFormats
 
 @Suite struct ConstantTimeTests {
     @Test func equalBytesAreEqual() {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TwoBitsCrypto
+import WireFormats
 
 /// Checks TwoBits' ES256 JWTs with a verifier that shares no code with it: PyJWT on `cryptography`.
 @Suite struct IndependentVerifierTests {

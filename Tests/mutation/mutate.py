@@ -7,7 +7,9 @@ later builds are incremental), builds once, then for each mutant:
 
 1. checks that `find` occurs exactly once in `file` (else the entry is reported `broken`);
 2. applies the replacement; when a `Sources/C*/shim.h` changed, touches the Swift files importing that
-   module (SwiftPM does not rebuild them for a header change: the mutant would never be compiled);
+   module (SwiftPM does not rebuild them for a module map's header change: the mutant would never be
+   compiled). Those headers only include Debian's now: TwoBits' own C is in the `.c` files of its C targets
+   (`Sources/C*Shims`, `CEventLoop`, `CBuildInfo`), which SwiftPM recompiles and relinks like any source;
 3. builds (`swift build --build-tests`); a mutant that does not compile counts as killed but is reported
    `compile-error` (fix its entry so it compiles and a test, not the compiler, kills it);
 4. runs the mutant's `tests` hints (Swift `--filter` patterns, and pytest node ids `Tests/python/...py::name`

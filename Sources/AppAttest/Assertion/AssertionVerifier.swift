@@ -1,5 +1,6 @@
 public import FoundationEssentials
 public import TwoBitsCrypto
+import WireFormats
 
 /// Verifies App Attest assertions against a stored key, Apple's steps in order. Stateless: the caller
 /// supplies the stored key, app id and counter, and stores the new counter atomically.

@@ -1,5 +1,6 @@
 public import FoundationEssentials
 public import TwoBitsCrypto
+import WireFormats
 
 /// Verifies App Attest attestation objects, every step of Apple's "Validating apps that connect to your
 /// server" in its order. Stateless: challenges, stored keys and counters belong to the caller.

@@ -26,8 +26,8 @@ public enum AppleRootCertificates {
     /// Apple App Attestation CA 1, the intermediate every capture so far carries in x5c[1] (P-384,
     /// 2020-03-18 to 2030-03-13, serial 09BAC5E1BC401AD9D45395BC381A0854, DER SHA-256
     /// 39ef7264e1340f9adda4199d3a028fdece2ecd7bf7372420fe808ad6da538426). NOT a trust anchor: it only
-    /// spares re-parsing identical bytes (about 300 µs of OpenSSL 3.0's key decoding); the chain through
-    /// it is verified to the root every time.
+    /// spares re-parsing identical bytes (OpenSSL 3.0's key decoding; measured: Benchmarks/README.md,
+    /// "App Attest micro-benchmark"); the chain through it is verified to the root every time.
     public static let appAttestationCA1PEM = """
         -----BEGIN CERTIFICATE-----
         MIICQzCCAcigAwIBAgIQCbrF4bxAGtnUU5W8OBoIVDAKBggqhkjOPQQDAzBSMSYw

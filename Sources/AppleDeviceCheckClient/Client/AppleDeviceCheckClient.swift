@@ -3,6 +3,7 @@ import FoundationEssentials
 import OutboundHTTP
 import Locking
 import TwoBitsCrypto
+import WireFormats
 
 /// Calls Apple's DeviceCheck endpoints (or the sandbox) over libcurl.
 ///

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CMicroHTTPDShims
 import FoundationEssentials
 
 /// What the first access-handler call decided from the request line and headers alone.

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CMicroHTTPDShims
 import FoundationEssentials
 
 // The C callbacks libmicrohttpd calls, on the thread of the loop that runs the daemon. They capture

@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import CMicroHTTPDShims
 public import EventLoops
 import FoundationEssentials
 import Locking

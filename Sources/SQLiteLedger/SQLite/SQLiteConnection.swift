@@ -1,4 +1,5 @@
 import CSQLite
+import CSQLiteShims
 import FoundationEssentials
 import Locking
 import Glibc

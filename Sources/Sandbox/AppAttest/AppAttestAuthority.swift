@@ -1,6 +1,7 @@
 import AppAttest
 public import FoundationEssentials
 public import TwoBitsCrypto
+import WireFormats
 
 /// The sandbox's stand-in for Apple's App Attestation CA: a root and an intermediate generated at start,
 /// issuing each simulated key's credential certificate with the nonce extension laid out as Apple's.

@@ -2,6 +2,7 @@ import DeviceCheckModel
 import FoundationEssentials
 import HTTPServer
 import TwoBitsCrypto
+import WireFormats
 
 extension AppleSandbox {
     /// Answers one of Apple's endpoints with Apple's statuses and literal bodies.

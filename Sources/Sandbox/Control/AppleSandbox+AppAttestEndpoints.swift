@@ -2,6 +2,7 @@ import AppAttest
 import FoundationEssentials
 import HTTPServer
 import TwoBitsCrypto
+import WireFormats
 
 /// The App Attest part of the control API (`/sandbox/v1/app-attest/...`, docs/sandbox.md): simulated devices
 /// generate keys, attest them and sign assertions as an iPhone does, or get one thing wrong on request.

@@ -1,6 +1,7 @@
 public import DeviceCheckModel
 import FoundationEssentials
 import TwoBitsCrypto
+import WireFormats
 
 extension AppleSandbox {
     /// Creates a simulated device and returns its id.

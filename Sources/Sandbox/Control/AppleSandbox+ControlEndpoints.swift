@@ -2,6 +2,7 @@ import DeviceCheckModel
 import FoundationEssentials
 import HTTPServer
 import TwoBitsCrypto
+import WireFormats
 
 /// The control API over HTTP (`/sandbox/v1/...`), documented in docs/sandbox.md.
 extension AppleSandbox {

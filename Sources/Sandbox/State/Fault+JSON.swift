@@ -1,4 +1,5 @@
 import TwoBitsCrypto
+import WireFormats
 
 extension Fault {
     /// Reads a fault from the control API's JSON: `kind` and `count` required; `status`, `body`,

@@ -1,5 +1,6 @@
 import FoundationEssentials
 public import TwoBitsCrypto
+import WireFormats
 
 /// A P-256 public key as a JSON Web Key (RFC 7517), with its RFC 7638 thumbprint as `kid`.
 public struct JWK: Codable, Sendable, Equatable {

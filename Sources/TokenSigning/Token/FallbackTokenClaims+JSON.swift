@@ -1,4 +1,4 @@
-public import TwoBitsCrypto
+public import WireFormats
 
 extension FallbackTokenClaims {
     /// Reads the claims of a verified token from its strictly parsed payload; nil when a required claim

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TwoBitsCrypto
+import WireFormats
 
 /// What a token is bound to: the user's session id or OAuth token, as the main API sees it. Only its digest
 /// travels, as claim `bnd`; the value itself is never stored, logged or echoed.

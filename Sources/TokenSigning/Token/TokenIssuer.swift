@@ -1,5 +1,6 @@
 public import FoundationEssentials
 import TwoBitsCrypto
+import WireFormats
 
 /// Signs fallback-tier tokens: ES256 JWS with `kid` and `typ: JWT`.
 public struct TokenIssuer: Sendable {

@@ -1,5 +1,6 @@
 import COpenSSL
 public import FoundationEssentials
+import WireFormats
 
 /// Cryptographically secure random bytes from OpenSSL's DRBG (small requests through a per-thread
 /// `RandomPool` of its output).

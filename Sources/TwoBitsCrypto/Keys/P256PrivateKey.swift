@@ -1,4 +1,5 @@
 import COpenSSL
+import COpenSSLShims
 import FoundationEssentials
 
 /// A P-256 private key held by OpenSSL. Immutable after creation, so it is safe to share across threads.

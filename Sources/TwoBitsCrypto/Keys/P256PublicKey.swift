@@ -1,4 +1,5 @@
 import COpenSSL
+import COpenSSLShims
 public import FoundationEssentials
 
 /// A P-256 public key: verifies ES256 signatures and describes itself as a JWK.

@@ -1,10 +1,11 @@
 import COpenSSL
+import COpenSSLShims
 public import FoundationEssentials
 
 /// Produces ES256 (ECDSA P-256 + SHA-256) signatures in the JWS form: raw 64-byte r||s.
 ///
 /// A digest context initialised once with the key is copied for each signature, which skips
-/// the per-call key setup (about 15% faster than initialising every time).
+/// the per-call key setup (measured: Benchmarks/README.md, "ES256 micro-benchmark").
 // Unchecked: `template` is never used in place, only copied (read) into a fresh context for each signature.
 public final class ES256Signer: @unchecked Sendable {
     public let key: P256PrivateKey

@@ -1,4 +1,5 @@
 public import FoundationEssentials
+public import WireFormats
 
 /// Compact JWS (header.payload.signature) with ES256, the only algorithm TwoBits signs or accepts.
 public enum JWS {

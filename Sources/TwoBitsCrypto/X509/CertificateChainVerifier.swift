@@ -1,4 +1,5 @@
 import COpenSSL
+import COpenSSLShims
 public import FoundationEssentials
 import Locking
 

@@ -1,4 +1,5 @@
 import COpenSSL
+import COpenSSLShims
 public import FoundationEssentials
 
 /// One X.509 certificate held by OpenSSL. Immutable after parsing, so it is safe to share across threads.

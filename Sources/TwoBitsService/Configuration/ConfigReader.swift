@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TwoBitsCrypto
+import WireFormats
 
 /// Walks a JSON object field by field, remembering the path, so every error names its field.
 /// Unknown fields are errors too: a typo must not silently fall back to a default.

@@ -3,6 +3,7 @@ public import FoundationEssentials
 import TwoBitsCrypto
 public import UseCases
 import Glibc
+import WireFormats
 
 /// Everything `twobits serve` reads from its JSON file (documented field by field in docs/configuration.md).
 public struct ServiceConfiguration: Sendable {

@@ -4,6 +4,7 @@ import HTTPServer
 import Ledger
 import TwoBitsCrypto
 import UseCases
+import WireFormats
 
 /// The strong tier (docs/app-attest.md): challenges, attestations and assertions (role `tokens`, as the
 /// fallback exchange), and the admin's view and revocation of a key.

@@ -4,6 +4,7 @@ import HTTPServer
 import Policy
 import TwoBitsCrypto
 import UseCases
+import WireFormats
 
 /// Promotion claims and eligibility (role `promotions`).
 struct PromotionController: Sendable {

@@ -1,4 +1,5 @@
 import TwoBitsCrypto
+import WireFormats
 
 /// API keys for clients.
 public enum APIKey {

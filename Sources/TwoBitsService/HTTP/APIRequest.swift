@@ -1,6 +1,7 @@
 import FoundationEssentials
 public import HTTPServer
 import TwoBitsCrypto
+import WireFormats
 
 /// A request after the pipeline's stages: what a controller sees.
 public struct APIRequest: Sendable {

@@ -1,4 +1,4 @@
-public import TwoBitsCrypto
+public import WireFormats
 
 /// Typed access to a JSON request body; every failure names the field.
 public struct RequestBody: Sendable {

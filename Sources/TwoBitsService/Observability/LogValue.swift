@@ -1,4 +1,5 @@
 import TwoBitsCrypto
+import WireFormats
 
 /// A loggable value.
 public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {

@@ -2,6 +2,7 @@ public import FoundationEssentials
 import Locking
 import TwoBitsCrypto
 import Glibc
+import WireFormats
 
 /// Writes one JSON object per line to standard output.
 ///

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import TwoBitsCrypto
+import WireFormats
 
 /// The artifact handed out with an attestation's token: the key id, in a form that is safe in URLs and
 /// JSON alike and recognisably ours (`aa1.` + base64url of the 32 key-id bytes). It grants nothing by

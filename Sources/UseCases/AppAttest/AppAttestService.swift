@@ -2,6 +2,7 @@ import AppAttest
 public import FoundationEssentials
 public import Ledger
 import TwoBitsCrypto
+import WireFormats
 
 /// The strong tier's use cases, transport-free: one-time challenges, attestations (Apple's documented
 /// verification, then the key stored) and assertions (verified against the stored key, the counter moved

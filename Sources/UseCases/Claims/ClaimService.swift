@@ -4,6 +4,7 @@ public import Ledger
 public import Policy
 import TwoBitsCrypto
 import Glibc
+import WireFormats
 
 /// Claims a promotion for a device, with the `Idempotency-Key` protocol (docs/architecture.md, "Idempotency
 /// intent recorded before the write"): reserve the key, replay a finished answer, refuse a conflict or a

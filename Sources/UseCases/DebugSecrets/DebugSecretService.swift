@@ -2,6 +2,7 @@ public import DeviceCheckModel
 public import FoundationEssentials
 public import Ledger
 import TwoBitsCrypto
+import WireFormats
 
 /// Debug secrets: named credentials that get debug-tier tokens while `apple.environment` is development.
 /// A secret is returned once; only its digest is stored.

@@ -4,6 +4,7 @@ public import Ledger
 public import Policy
 public import TokenSigning
 import TwoBitsCrypto
+import WireFormats
 
 /// Exchanges DeviceCheck tokens (or development debug secrets) for short-lived fallback-tier tokens, and
 /// verifies and consumes them.

@@ -2,6 +2,7 @@ import FoundationEssentials
 import OutboundHTTP
 import TwoBitsCrypto
 import TwoBitsService
+import WireFormats
 
 /// `twobits admin …`: bans, unbans, device state, pending orders and the audit trail of a running server.
 enum AdminCommand {

@@ -1,6 +1,7 @@
 import AppAttest
 import FoundationEssentials
 import TwoBitsCrypto
+import WireFormats
 
 /// `twobits app-attest verify|verify-assertion`: the App Attest verifiers offline, for a support engineer
 /// holding a failing blob. Prints every step, the first that failed, and exits 1 on a refusal.

@@ -1,5 +1,6 @@
 import AppAttest
 import Foundation
+import WireFormats
 
 /// One real capture from Tests/Fixtures/AppAttest (see its README for the sources).
 struct AppAttestFixture: CustomStringConvertible, Sendable {

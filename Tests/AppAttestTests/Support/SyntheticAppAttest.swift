@@ -1,6 +1,7 @@
 import AppAttest
 import Foundation
 import TwoBitsCrypto
+import WireFormats
 
 /// An App Attest CA and device of our own, laid out byte for byte like the real captures, so that the steps
 /// real data can never reach (a nonzero attestation counter, a wrong credential id, iOS 27 extensions in a

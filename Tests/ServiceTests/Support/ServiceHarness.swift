@@ -6,6 +6,7 @@ import Locking
 import TokenSigning
 import TwoBitsCrypto
 import TwoBitsService
+import WireFormats
 
 /// A real TwoBits service and a real Apple sandbox on loopback ports, with API keys for each role.
 final class ServiceHarness: Sendable {

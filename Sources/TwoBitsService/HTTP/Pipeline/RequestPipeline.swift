@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HTTPServer
 import TwoBitsCrypto
+import WireFormats
 
 /// The request pipeline: small stages in order, then the route's controller, the error envelope, and
 /// one log line and the request metrics, all reading one typed `RequestContext`.

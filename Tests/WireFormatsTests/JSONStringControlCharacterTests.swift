@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TwoBitsCrypto
+import WireFormats
 
 /// `JSONString.quote` for every character below 0x20 and the two that must be escaped: Foundation's
 /// parser (an independent one) reads each quoted string back to the original.

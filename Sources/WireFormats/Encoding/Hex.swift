@@ -1,11 +1,11 @@
 public import FoundationEssentials
 
 /// The sixteen lowercase hex digits, as bytes.
-enum HexDigits {
-    static let lower: [UInt8] = Array("0123456789abcdef".utf8)
+package enum HexDigits {
+    package static let lower: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Lowercase hex of `bytes`, written straight into the string's storage.
-    static func string(_ bytes: UnsafeRawBufferPointer) -> String {
+    package static func string(_ bytes: UnsafeRawBufferPointer) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { out in
             for (i, byte) in bytes.enumerated() {
                 out[2 * i] = lower[Int(byte >> 4)]

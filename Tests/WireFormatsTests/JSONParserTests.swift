@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TwoBitsCrypto
+import WireFormats
 
 /// The strict JSON parser: RFC 8259 to the letter, the limits, and the writer's round trip.
 @Suite struct JSONParserTests {

@@ -1,0 +1,42 @@
+// See include/CCurlShims.h for what each function does.
+#include "CCurlShims.h"
+#include <sys/socket.h>
+#include <unistd.h>
+
+CURLcode twobits_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
+
+CURLcode twobits_easy_setopt_str(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
+
+CURLcode twobits_easy_setopt_ptr(CURL *h, CURLoption o, void *v) { return curl_easy_setopt(h, o, v); }
+
+CURLcode twobits_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v) { return curl_easy_setopt(h, o, v); }
+
+CURLcode twobits_easy_setopt_write(CURL *h, CURLoption o, twobits_curl_write_fn v) { return curl_easy_setopt(h, o, v); }
+
+CURLcode twobits_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v) { return curl_easy_setopt(h, o, v); }
+
+long twobits_easy_response_code(CURL *h) {
+    long code = 0;
+    curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+    return code;
+}
+
+CURLMcode twobits_multi_setopt_long(CURLM *m, CURLMoption o, long v) { return curl_multi_setopt(m, o, v); }
+
+CURLcode twobits_msg_result(CURLMsg *msg) { return msg->data.result; }
+
+CURLMcode twobits_multi_setopt_ptr(CURLM *m, CURLMoption o, void *v) { return curl_multi_setopt(m, o, v); }
+
+CURLMcode twobits_multi_setopt_socketfn(CURLM *m, twobits_curl_socket_fn f) { return curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, f); }
+
+CURLMcode twobits_multi_setopt_timerfn(CURLM *m, twobits_curl_timer_fn f) { return curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, f); }
+
+CURLcode twobits_easy_setopt_opensocket(CURL *h, twobits_curl_opensocket_fn f) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f); }
+
+CURLcode twobits_easy_setopt_closesocket(CURL *h, twobits_curl_closesocket_fn f) { return curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, f); }
+
+curl_socket_t twobits_curl_open_socket(struct curl_sockaddr *address) {
+    return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+}
+
+int twobits_curl_close_socket(curl_socket_t item) { return close(item); }
