@@ -18,6 +18,11 @@ def bucket(install_id):
     return int.from_bytes(hashlib.sha256(PREFIX + install_id.encode()).digest()[:8], "big") % 10_000
 
 
+def with_bucket(wanted):
+    """An install id that falls in bucket `wanted` (about 10,000 tries)."""
+    return next(f"probe-{n}" for n in range(10**6) if bucket(f"probe-{n}") == wanted)
+
+
 def ask(deployment, **body):
     answer = deployment.post("/v1/app-attest/challenges", body, client="main")
     assert answer.status == 201, answer
@@ -46,6 +51,9 @@ def test_thirty_percent_enrolls_the_installs_of_the_lower_buckets_and_the_same_o
     reconfigure(deployment, rollout=30)
     answers = {install: ask(deployment, install_id=install) for install in IDS}
     assert answers == {install: bucket(install) < 3_000 for install in IDS}
+    # The boundary: bucket 2,999 is in at 30 %, bucket 3,000 is not.
+    assert ask(deployment, install_id=with_bucket(2_999)) is True
+    assert ask(deployment, install_id=with_bucket(3_000)) is False
     share = sum(answers.values()) / len(IDS)
     assert 0.27 <= share <= 0.33, share
     # Deterministic: a restarted server (no state kept for this) answers the same for every install.
@@ -69,6 +77,7 @@ def test_without_a_rollout_every_install_is_enrolled_and_a_full_one_enrolls_inst
     assert all(ask(deployment, install_id=install) for install in IDS[:100]) and ask(deployment) is True
     reconfigure(deployment, rollout=0)
     assert not any(ask(deployment, install_id=install) for install in IDS[:100]) and ask(deployment) is False
+    assert ask(deployment, install_id=with_bucket(0)) is False
 
 
 def basis_points(start, end, start_bp, end_bp, now):
