@@ -7,8 +7,8 @@ import TwoBitsCrypto
 /// over HTTP with the main API's key.
 @Suite(.serialized) struct ClientFlowTests {
     /// Runs `body` against a fresh service and sandbox, stopped afterwards whatever happened.
-    func withHarness(appAttest: Bool = true, _ body: (ClientHarness) async throws -> Void) async throws {
-        let h = try await ClientHarness(appAttest: appAttest)
+    func withHarness(appAttest: Bool = true, appAttestFields: String = "", _ body: (ClientHarness) async throws -> Void) async throws {
+        let h = try await ClientHarness(appAttest: appAttest, appAttestFields: appAttestFields)
         do {
             try await body(h)
         } catch {
@@ -231,6 +231,40 @@ import TwoBitsCrypto
             let device = try await Device(h)
             let token = try await device.client.token(for: .any)
             #expect(token.tier == "devicecheck" && token.appAttestStatus == .notEnrolled)
+        }
+    }
+
+    /// `app_attest.rollout`: the challenge carries the install id; outside the rollout, `enroll: false` sends the app
+    /// to the DeviceCheck tier as not_enrolled without an attestation; inside, it attests.
+    @Test func anInstallOutsideTheRolloutIsNotEnrolledAndOneInsideAttests() async throws {
+        // Buckets (AppAttestRolloutTests): "ios-test-install" 3,018, "abc" 8,904; 40 % holds the first only.
+        try await withHarness(appAttestFields: #""rollout":40"#) { h in
+            let outside = try await Device(h) { $0.installID = "abc" }
+            let token = try await outside.client.token(for: .any)
+            #expect(token.tier == "devicecheck" && token.appAttestStatus == .notEnrolled)
+            #expect(outside.relay.sentChallenges == [ChallengeRequest(installID: "abc", purpose: .attestation)])
+            #expect(outside.relay.calls("attest") == 0 && outside.appAttest.calls(.attestKey) == 0)
+            #expect(outside.relay.sentExchanges.last?.appAttestStatus == .notEnrolled)
+            #expect(try await h.fallbackReasonCount("not_enrolled") == 1)
+            await #expect(throws: TwoBitsClientError.strongTierUnavailable(.notEnrolled)) { _ = try await outside.client.token(for: .strong, limitedUse: true) }
+
+            let inside = try await Device(h)
+            let strong = try await inside.client.token(for: .strong, limitedUse: true)
+            #expect(strong.tier == "appattest" && inside.relay.calls("attest") == 1)
+            #expect(inside.relay.sentChallenges == [ChallengeRequest(installID: "ios-test-install", purpose: .attestation)])
+        }
+    }
+
+    /// An attested key asserts whatever the rollout answers for it (`enroll` is read for attestations only).
+    @Test func anAttestedKeyKeepsAssertingOutsideTheRollout() async throws {
+        try await withHarness(appAttestFields: #""rollout":40"#) { h in
+            let device = try await Device(h)
+            _ = try await device.client.token(for: .strong, limitedUse: true)
+            device.relay.challengeInstallID = "abc"
+            let asserted = try await device.client.token(for: .any, limitedUse: true)
+            #expect(asserted.tier == "appattest" && asserted.appAttestStatus == nil)
+            #expect(device.relay.answeredChallenges.last?.enroll == false)
+            #expect(device.relay.sentChallenges.last?.purpose == .assertion && device.relay.calls("assert") == 1)
         }
     }
 

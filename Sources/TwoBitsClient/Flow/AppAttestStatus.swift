@@ -3,7 +3,8 @@
 public enum AppAttestStatus: String, Sendable, Equatable, Codable, CaseIterable {
     /// The device cannot use App Attest (`isSupported` false, or `featureUnsupported`).
     case unsupported
-    /// The server does not offer App Attest to this app yet (TwoBits answered 409 `not_enabled`).
+    /// The server does not offer App Attest to this app yet: TwoBits answered 409 `not_enabled`, or its
+    /// challenge answered `enroll: false` (the install is outside `app_attest.rollout`, or at the attestation cap).
     case notEnrolled = "not_enrolled"
     /// Apple answered `serverUnavailable`; the client is backing off.
     case throttled

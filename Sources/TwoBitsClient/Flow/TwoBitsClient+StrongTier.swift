@@ -63,7 +63,7 @@ extension TwoBitsClient {
             // Kept before its attestation: an attestation Apple throttled is retried later with the same key.
             await keyStore.save(AttestedKey(keyID: keyID, artifact: nil))
         }
-        let challenge = try await challengeBytes(failed: .attestFailed)
+        let challenge = try await challengeBytes(failed: .attestFailed, purpose: .attestation)
         let object: Data
         do {
             object = try await appAttest.attestKey(keyID, clientDataHash: SystemSHA256.hash(challenge.bytes))
@@ -85,7 +85,8 @@ extension TwoBitsClient {
     }
 
     private func assert(keyID: String, artifact: String, limitedUse: Bool, payload: Data?) async throws(StrongExit) -> ClientToken {
-        let challenge = try await challengeBytes(failed: .assertFailed)
+        // An attested key asserts whatever the rollout says: `enroll` is not read here.
+        let challenge = try await challengeBytes(failed: .assertFailed, purpose: .assertion)
         let clientData = ClientData(challenge: challenge.text, payload: payload)
         let assertion: Data
         do {
@@ -107,14 +108,17 @@ extension TwoBitsClient {
         return clientToken(answer, limitedUse: limitedUse, status: nil)
     }
 
-    /// A challenge from TwoBits, checked to be 32 bytes of base64url before it goes into signed JSON.
-    private func challengeBytes(failed: AppAttestStatus) async throws(StrongExit) -> (text: String, bytes: Data) {
+    /// A challenge from TwoBits, checked to be 32 bytes of base64url before it goes into signed JSON. For an
+    /// attestation, `enroll: false` (the install is outside the rollout, or TwoBits is at its attestation cap)
+    /// sends the app to the DeviceCheck tier as `not_enrolled`; a pending key waits for a later call.
+    private func challengeBytes(failed: AppAttestStatus, purpose: ChallengeRequest.Purpose) async throws(StrongExit) -> (text: String, bytes: Data) {
         let answer: ChallengeAnswer
         do {
-            answer = try await relay.challenge()
+            answer = try await relay.challenge(ChallengeRequest(installID: configuration.installID, purpose: purpose))
         } catch {
             throw relayExit(error, failed: failed)
         }
+        if purpose == .attestation, answer.enroll == false { throw .fallback(.notEnrolled) }
         guard answer.challenge.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
               let bytes = Base64URL.decode(answer.challenge), bytes.count == 32 else { throw .fallback(failed) }
         return (answer.challenge, bytes)

@@ -13,6 +13,10 @@ import Foundation
 public protocol TwoBitsRelay: Sendable {
     /// `POST /v1/app-attest/challenges`: a one-time challenge.
     func challenge() async throws -> ChallengeAnswer
+    /// `POST /v1/app-attest/challenges` with its body: the install id and the purpose, for the answer's
+    /// `enroll`. The client calls this one. Default: `challenge()`, which sends neither (TwoBits then
+    /// enrolls only when every install is in the rollout); relays should forward the body.
+    func challenge(_ request: ChallengeRequest) async throws -> ChallengeAnswer
     /// `POST /v1/app-attest/attestations`: a new key's attestation; an appattest token and the key's artifact.
     func attest(_ request: AttestationRequest) async throws -> TokenAnswer
     /// `POST /v1/app-attest/assertions`: an assertion by an attested key; an appattest token.
@@ -28,5 +32,7 @@ public protocol TwoBitsRelay: Sendable {
 }
 
 extension TwoBitsRelay {
+    public func challenge(_ request: ChallengeRequest) async throws -> ChallengeAnswer { try await challenge() }
+
     public func sessionBinding() async -> String? { nil }
 }

@@ -37,7 +37,11 @@ public struct URLSessionRelay: TwoBitsRelay, @unchecked Sendable {
     }
 
     public func challenge() async throws -> ChallengeAnswer {
-        try await post(paths.challenge, body: [String: String]())
+        try await challenge(ChallengeRequest())
+    }
+
+    public func challenge(_ request: ChallengeRequest) async throws -> ChallengeAnswer {
+        try await post(paths.challenge, body: request)
     }
 
     public func attest(_ request: AttestationRequest) async throws -> TokenAnswer {

@@ -57,7 +57,9 @@ extension AppAttestSettings {
             requireValidationCategory: try a.bool("require_validation_category", default: false),
             requireDeviceToken: try a.bool("require_device_token", default: false),
             tokenTTLSeconds: try a.int("token_ttl_seconds", default: tokens.ttlSeconds, range: 60...86_400),
-            rootOverride: rootFile)
+            rootOverride: rootFile,
+            rollout: try AppAttestRollout.parse(&a),
+            maxAttestationsPerSecond: try a.optionalInt("max_attestations_per_second", range: 1...100_000))
         try a.rejectUnknownFields()
         return settings
     }

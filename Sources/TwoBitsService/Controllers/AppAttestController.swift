@@ -11,6 +11,13 @@ import WireFormats
 struct AppAttestController: Sendable {
     /// Nil when the configuration has no `app_attest` section.
     let exchange: AppAttestExchange?
+    /// The challenge's `enroll` (rollout and attestation cap); nil with the strong tier off.
+    let enrollment: AppAttestEnrollment?
+
+    init(exchange: AppAttestExchange?) {
+        self.exchange = exchange
+        enrollment = exchange.map { AppAttestEnrollment(settings: $0.settings) }
+    }
 
     private func enabled() throws(APIError) -> AppAttestExchange {
         guard let exchange else { throw .notEnabled("App Attest is off; add an \"app_attest\" section to the configuration (docs/app-attest.md)") }
@@ -18,12 +25,24 @@ struct AppAttestController: Sendable {
     }
 
     func register(in routes: inout RouteTable) {
-        routes.add("POST", "/v1/app-attest/challenges", .role(.tokens)) { _ throws(APIError) in
+        routes.add("POST", "/v1/app-attest/challenges", .role(.tokens)) { request throws(APIError) in
             let exchange = try enabled()
+            // Older apps post `{}` or nothing: every field is optional.
+            let body = request.http.body.isEmpty ? RequestBody(fields: [:]) : try request.jsonBody()
+            try body.allowOnly(["install_id", "purpose"])
+            let installID = try body.installID()
+            var purpose = AppAttestEnrollment.Purpose.attestation
+            if let text = try body.optionalString("purpose") {
+                guard let named = AppAttestEnrollment.Purpose(rawValue: text) else { throw .badRequest("purpose must be attestation or assertion") }
+                purpose = named
+            }
             let challenge: IssuedChallenge
             do throws(AppAttestExchangeError) { challenge = try await exchange.challenge() } catch { throw APIError(error, step: .challenge) }
-            struct Answer: Encodable { let challenge: String; let expires_in: Int }
-            return .json(201, Answer(challenge: challenge.value, expires_in: max(0, Int(challenge.expiresAt.timeIntervalSinceNow.rounded()))))
+            // Decided once the challenge exists, so a storage failure takes no room under the cap.
+            let enroll = enrollment?.enroll(installID: installID, purpose: purpose) ?? true
+            struct Answer: Encodable { let challenge: String; let expires_in: Int; let enroll: Bool }
+            return .json(201, Answer(challenge: challenge.value, expires_in: max(0, Int(challenge.expiresAt.timeIntervalSinceNow.rounded())),
+                                     enroll: enroll))
         }
 
         routes.add("POST", "/v1/app-attest/attestations", .role(.tokens)) { request throws(APIError) in

@@ -13,7 +13,7 @@ import TwoBitsCrypto
 public struct AppAttestExchange: Sendable {
     /// The verification and storage underneath.
     public let service: AppAttestService
-    let settings: AppAttestSettings
+    public let settings: AppAttestSettings
     let tokens: TokenSettings
     let policy: BitPolicy
     let ledger: any Ledger

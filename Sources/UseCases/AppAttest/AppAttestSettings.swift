@@ -20,10 +20,18 @@ public struct AppAttestSettings: Sendable {
     public var tokenTTLSeconds: Int
     /// Where the trust anchor came from, for logs and warnings: nil for Apple's compiled-in root.
     public var rootOverride: String?
+    /// The share of installs asked to attest (`enroll` on the challenge); nil asks every install.
+    public var rollout: AppAttestRollout?
+    /// Challenges answered `enroll: true` a second, per replica (Apple asks for under 100 attestations a
+    /// second across the fleet); beyond it `enroll: false`. Nil: no cap.
+    public var maxAttestationsPerSecond: Int?
 
     public init(apps: [AppID], environment: AppAttestEnvironment, chainVerifier: CertificateChainVerifier = AppleRootCertificates.appAttestationVerifier,
                 challengeLifetime: TimeInterval = 300, allowedValidationCategories: Set<Int>? = nil, requireValidationCategory: Bool = false,
-                requireDeviceToken: Bool = false, tokenTTLSeconds: Int = 3_600, rootOverride: String? = nil) {
+                requireDeviceToken: Bool = false, tokenTTLSeconds: Int = 3_600, rootOverride: String? = nil,
+                rollout: AppAttestRollout? = nil, maxAttestationsPerSecond: Int? = nil) {
+        self.rollout = rollout
+        self.maxAttestationsPerSecond = maxAttestationsPerSecond
         self.requireDeviceToken = requireDeviceToken
         self.tokenTTLSeconds = tokenTTLSeconds
         self.rootOverride = rootOverride

@@ -24,8 +24,10 @@ final class ClientHarness: Sendable {
 
     var base: URL { URL(string: "http://127.0.0.1:\(service.port)/")! }
 
-    /// - Parameter appAttest: whether the service has an `app_attest` section (without it: 409 `not_enabled`).
-    init(appAttest: Bool = true) async throws {
+    /// - Parameters:
+    ///   - appAttest: whether the service has an `app_attest` section (without it: 409 `not_enabled`).
+    ///   - appAttestFields: more members of that section, e.g. `"rollout":0`.
+    init(appAttest: Bool = true, appAttestFields: String = "") async throws {
         directory = NSTemporaryDirectory() + "twobits-client-" + SecureRandom.bytes(6).hexString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let appleKey = P256PrivateKey.generate()
@@ -46,7 +48,7 @@ final class ClientHarness: Sendable {
         }
         self.keys = keys
         let appAttestSection = appAttest
-            ? #","app_attest":{"apps":["\#(Self.appID)"],"environment":"production","root_ca_file":"appattest-root.pem"}"#
+            ? #","app_attest":{"apps":["\#(Self.appID)"],"environment":"production","root_ca_file":"appattest-root.pem"\#(appAttestFields.isEmpty ? "" : "," + appAttestFields)}"#
             : ""
         let json = #"{"listen":"127.0.0.1:0","database":"ledger.sqlite","#
             + #""apple":{"environment":"development","base_url":"\#(url)","team_id":"\#(Self.teamID)","key_id":"\#(Self.keyID)","#

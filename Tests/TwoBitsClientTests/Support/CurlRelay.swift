@@ -29,6 +29,8 @@ final class CurlRelay: TwoBitsRelay, @unchecked Sendable {
 
     func challenge() async throws -> ChallengeAnswer { try await post("v1/app-attest/challenges", [String: String]()) }
 
+    func challenge(_ request: ChallengeRequest) async throws -> ChallengeAnswer { try await post("v1/app-attest/challenges", request) }
+
     func attest(_ request: AttestationRequest) async throws -> TokenAnswer {
         var body = request
         body.binding = session

@@ -11,8 +11,12 @@ final class ProbeRelay: TwoBitsRelay, @unchecked Sendable {
     private var maxInFlight = 0
     private var counts: [String: Int] = [:]
     private(set) var assertions: [AssertionRequest] = []
+    private(set) var challenges: [ChallengeRequest] = []
     private(set) var exchanges: [FallbackExchangeRequest] = []
     var appAttestUnreachable = false
+    /// When set, challenges are asked for this install id instead of the app's (an install outside the rollout).
+    var challengeInstallID: String?
+    private(set) var challengeAnswers: [ChallengeAnswer] = []
 
     init(_ inner: any TwoBitsRelay) { self.inner = inner }
 
@@ -20,9 +24,14 @@ final class ProbeRelay: TwoBitsRelay, @unchecked Sendable {
     func calls(_ name: String) -> Int { lock.withLock { counts[name, default: 0] } }
     var sentExchanges: [FallbackExchangeRequest] { lock.withLock { exchanges } }
     var sentAssertions: [AssertionRequest] { lock.withLock { assertions } }
+    var sentChallenges: [ChallengeRequest] { lock.withLock { challenges } }
+    var answeredChallenges: [ChallengeAnswer] { lock.withLock { challengeAnswers } }
 
-    func challenge() async throws -> ChallengeAnswer {
+    func challenge() async throws -> ChallengeAnswer { try await challenge(ChallengeRequest()) }
+
+    func challenge(_ request: ChallengeRequest) async throws -> ChallengeAnswer {
         lock.withLock {
+            challenges.append(request)
             counts["challenge", default: 0] += 1
             inFlight += 1
             maxInFlight = max(maxInFlight, inFlight)
@@ -31,7 +40,11 @@ final class ProbeRelay: TwoBitsRelay, @unchecked Sendable {
             lock.withLock { inFlight -= 1 }
             throw RelayFailure.unreachable("the main API could not reach TwoBits")
         }
-        return try await inner.challenge()
+        var forwarded = request
+        if let replaced = lock.withLock({ challengeInstallID }) { forwarded.installID = replaced }
+        let answer = try await inner.challenge(forwarded)
+        lock.withLock { challengeAnswers.append(answer) }
+        return answer
     }
 
     func attest(_ request: AttestationRequest) async throws -> TokenAnswer {
