@@ -1,6 +1,7 @@
 import FoundationEssentials
 import TwoBitsCrypto
 import UseCases
+import WireFormats
 
 extension AppAttestRollout {
     /// `app_attest.rollout`: a percentage, or `{"from", "to", "from_percent", "to_percent"}` (docs/configuration.md).
