@@ -7,7 +7,7 @@ import Ledger
 /// Bans, unbans, device state and pending orders (role `admin`); the audit trail is `AuditController`.
 struct AdminController: Sendable {
     let policy: BitPolicy
-    let ledger: any Ledger
+    let ledger: any PendingOrderStore & AuditLog
     let metrics: MetricsRegistry
 
     func register(in routes: inout RouteTable) {

@@ -8,10 +8,10 @@ import TwoBitsCrypto
 public struct DebugSecretService: Sendable {
     public static let maxDebugSecrets = 20
 
-    let ledger: any Ledger
+    let ledger: any DebugSecretStore & AuditLog
     let environment: AppleEnvironment
 
-    public init(ledger: any Ledger, environment: AppleEnvironment) {
+    public init(ledger: any DebugSecretStore & AuditLog, environment: AppleEnvironment) {
         self.ledger = ledger
         self.environment = environment
     }
