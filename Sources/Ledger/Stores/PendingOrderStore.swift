@@ -4,6 +4,11 @@ public protocol PendingOrderStore: Sendable {
     func pendingActions() async throws(StorageError) -> [PendingDeviceAction]
     func pendingAction(installID: String) async throws(StorageError) -> PendingDeviceAction?
     func removePendingAction(installID: String) async throws(StorageError)
+    /// Withdraws the order for `installID` and records `audit(order)` in the same transaction: no withdrawal
+    /// goes unaudited, and of several processes racing to withdraw it exactly one gets it. Nil, with nothing
+    /// written, when there is none.
+    func withdrawPendingAction(installID: String,
+                               audit: @escaping @Sendable (PendingDeviceAction) -> AuditEvent) async throws(StorageError) -> PendingDeviceAction?
     /// Takes the order for `installID` for this process to apply: nil when there is none, or when a live
     /// process (this one, or another replica) has taken it and is applying it. An order taken by a process
     /// that died is taken over. Exactly one of several processes racing for it gets it.

@@ -24,6 +24,21 @@ extension PostgresLedger {
         try await run { db throws(PostgresError) in try db.query("DELETE FROM pending_actions WHERE install_id = $1", [.text(installID)]) }
     }
 
+    /// `FOR UPDATE` serialises racing replicas: the second waits for the first's commit, then finds no row.
+    public func withdrawPendingAction(installID: String,
+                                      audit: @escaping @Sendable (PendingDeviceAction) -> AuditEvent) async throws(StorageError) -> PendingDeviceAction? {
+        try await run { db throws(PostgresError) -> PendingDeviceAction? in
+            try db.transaction { tx throws(PostgresError) -> PendingDeviceAction? in
+                guard let order = try tx.query("SELECT * FROM pending_actions WHERE install_id = $1 FOR UPDATE", [.text(installID)])
+                    .compactMap(Self.pending).first else { return nil }
+                try tx.query("DELETE FROM pending_actions WHERE install_id = $1", [.text(installID)])
+                try tx.query("INSERT INTO audit_events (\(Self.auditColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                             Self.values(audit(order)))
+                return order
+            }
+        }
+    }
+
     /// The row lock of the `UPDATE` serialises racing replicas: the first takes the order, the others then
     /// see it taken by a live replica (its presence lock held) and get nil.
     public func claimPendingAction(installID: String) async throws(StorageError) -> PendingDeviceAction? {

@@ -294,6 +294,23 @@ public final class SQLiteLedger: Ledger {
         try run { () throws(SQLiteError) in try db.query("DELETE FROM pending_actions WHERE install_id = ?", [.text(installID)]) }
     }
 
+    public func withdrawPendingAction(installID: String,
+                                      audit: @escaping @Sendable (PendingDeviceAction) -> AuditEvent) throws(StorageError) -> PendingDeviceAction? {
+        try run { () throws(SQLiteError) -> PendingDeviceAction? in
+            try db.transaction { tx throws(SQLiteError) -> PendingDeviceAction? in
+                guard let order = try tx.query("SELECT * FROM pending_actions WHERE install_id = ?", [.text(installID)]).compactMap(Self.pending).first else {
+                    return nil
+                }
+                try tx.query("DELETE FROM pending_actions WHERE install_id = ?", [.text(installID)])
+                try tx.query("""
+                    INSERT INTO audit_events (at_ms, client, action, subject, bits_before, bits_after, result, reason, transaction_id, token_prefix, intent_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, Self.values(audit(order)))
+                return order
+            }
+        }
+    }
+
     /// One process uses a SQLite file: an order taken under another instance id was taken by a process that
     /// has stopped, and is taken over; one taken by this instance is being applied by a twin request.
     public func claimPendingAction(installID: String) throws(StorageError) -> PendingDeviceAction? {
