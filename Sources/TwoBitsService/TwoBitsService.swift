@@ -111,7 +111,7 @@ public final class TwoBitsService: Sendable {
         self.claims = claims
         PromotionController(policy: policy, claims: claims).register(in: &table)
         InstallController(policy: policy, metrics: metrics).register(in: &table)
-        AdminController(policy: policy, ledger: ledger, metrics: metrics).register(in: &table)
+        AdminController(policy: policy, pendingOrders: PendingOrderService(ledger: ledger), metrics: metrics).register(in: &table)
         AuditController(ledger: ledger).register(in: &table)
         OverviewController(statistics: statistics, ledger: ledger, keys: tokenExchange?.keys).register(in: &table)
         FallbackTokenController(exchange: tokenExchange, debugSecrets: debugSecrets).register(in: &table)

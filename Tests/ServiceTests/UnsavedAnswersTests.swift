@@ -12,7 +12,7 @@ import TwoBitsService
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The seam of AbandonedKeysTests, its give-backs failing too: the answer must be kept, not given back.
-        let ledger = FailingAbandonLedger(try DatabaseLocation.sqlite(path: directory + "/ledger.sqlite").openLedger(pool: .init()))
+        let ledger = FailingIdempotencyStore(try DatabaseLocation.sqlite(path: directory + "/ledger.sqlite").openLedger(pool: .init()))
         let owner = ClaimService.instance, now = Date()
         for key in ["k1", "k2"] {
             #expect(try await ledger.beginIdempotent(client: "c", key: key, requestHash: "h", owner: owner, now: now) == .started)

@@ -10,12 +10,13 @@ public import Ledger
 public final class BitPolicy: Sendable {
     public let configuration: PolicyConfiguration
     let apple: any DeviceCheckAPI
-    let ledger: any Ledger
+    /// The stores the policy writes: audit events, write intents, pending orders.
+    let ledger: any AuditLog & WriteIntentStore & PendingOrderStore
     let now: @Sendable () -> Date
     /// Resolutions the ledger failed to take, retried until it does (`UnsavedResolutions`).
     let unsavedResolutions = UnsavedResolutions()
 
-    public init(configuration: PolicyConfiguration, apple: any DeviceCheckAPI, ledger: any Ledger,
+    public init(configuration: PolicyConfiguration, apple: any DeviceCheckAPI, ledger: any AuditLog & WriteIntentStore & PendingOrderStore,
                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
         self.apple = apple

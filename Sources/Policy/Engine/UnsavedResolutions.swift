@@ -27,7 +27,7 @@ final class UnsavedResolutions: Sendable {
     static let limit = 10_000
 
     /// Saves `resolution` now, or keeps it for a retry when the ledger fails.
-    func save(_ resolution: Resolution, in ledger: any Ledger) async {
+    func save(_ resolution: Resolution, in ledger: any WriteIntentStore) async {
         do { try await write(resolution, in: ledger) } catch {
             state.withLock { if $0.waiting.count < Self.limit { $0.waiting.append(resolution) } }
         }
@@ -35,7 +35,7 @@ final class UnsavedResolutions: Sendable {
 
     /// Saves the resolutions kept so far, oldest first, stopping at the first failure; returns at once when
     /// there are none or another retry is running.
-    func retry(in ledger: any Ledger) async {
+    func retry(in ledger: any WriteIntentStore) async {
         let kept = state.withLock { s -> [Resolution] in
             guard !s.retrying, !s.waiting.isEmpty else { return [] }
             s.retrying = true
@@ -56,7 +56,7 @@ final class UnsavedResolutions: Sendable {
 
     var count: Int { state.withLock { $0.waiting.count } }
 
-    private func write(_ r: Resolution, in ledger: any Ledger) async throws(StorageError) {
+    private func write(_ r: Resolution, in ledger: any WriteIntentStore) async throws(StorageError) {
         try await ledger.resolveWriteIntent(id: r.id, result: r.result, bitsAfter: r.bitsAfter, reason: r.reason, transactionID: r.transactionID)
     }
 }

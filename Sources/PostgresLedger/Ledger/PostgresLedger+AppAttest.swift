@@ -28,12 +28,8 @@ extension PostgresLedger {
     }
 
     public func appAttestKey(id: String) async throws(StorageError) -> AppAttestKeyRecord? {
-        try await run { db throws(PostgresError) in try db.query("SELECT * FROM app_attest_keys WHERE key_id = $1", [.text(id)]) }.first.map { r in
-            AppAttestKeyRecord(keyID: r.string("key_id") ?? "", publicKey: r.bytes("public_key") ?? Data(), counter: UInt32(r.int64("counter") ?? 0),
-                               receipt: r.bytes("receipt") ?? Data(), environment: r.string("environment") ?? "", appID: r.string("app_id") ?? "",
-                               validationCategory: r.int("validation_category"), firstSeen: r.date("first_seen_ms"),
-                               revokedAt: r.int64("revoked_ms") == nil ? nil : r.date("revoked_ms"), revokedReason: r.string("revoked_reason"))
-        }
+        try await run { db throws(PostgresError) in try db.query("SELECT * FROM app_attest_keys WHERE key_id = $1", [.text(id)]) }
+            .records(AppAttestKeyRecord.init(row:)).first
     }
 
     /// The UPDATE's WHERE is re-checked on the row after a concurrent writer commits (READ COMMITTED), so of

@@ -15,7 +15,7 @@ extension PostgresLedger {
     }
 
     public func auditEvent(id: Int64) async throws(StorageError) -> AuditEvent? {
-        try await run { db throws(PostgresError) in try db.query("SELECT * FROM audit_events WHERE id = $1", [.integer(id)]) }.first.map(Self.event)
+        try await run { db throws(PostgresError) in try db.query("SELECT * FROM audit_events WHERE id = $1", [.integer(id)]) }.records(AuditEvent.init(row:)).first
     }
 
     public func auditEvents(limit: Int, before: Int64?, filter: AuditFilter) async throws(StorageError) -> [AuditEvent] {
@@ -32,19 +32,12 @@ extension PostgresLedger {
                 ORDER BY id DESC LIMIT $2
                 """, parameters)
         }
-        return rows.map(Self.event)
+        return try rows.records(AuditEvent.init(row:))
     }
 
     static func values(_ event: AuditEvent) -> [PostgresValue] {
         [.ms(event.at), .text(event.client), .text(event.action), .optional(event.subject), .optional(event.bitsBefore),
          .optional(event.bitsAfter), .text(event.result), .optional(event.reason), .optional(event.transactionID),
          .optional(event.tokenPrefix), .optional(event.intentID)]
-    }
-
-    static func event(_ r: PostgresRow) -> AuditEvent {
-        AuditEvent(id: r.int64("id") ?? 0, at: r.date("at_ms"), client: r.string("client") ?? "", action: r.string("action") ?? "",
-                   subject: r.string("subject"), bitsBefore: r.string("bits_before"), bitsAfter: r.string("bits_after"),
-                   result: r.string("result") ?? "", reason: r.string("reason"), transactionID: r.string("transaction_id"),
-                   tokenPrefix: r.string("token_prefix"), intentID: r.string("intent_id"))
     }
 }

@@ -12,16 +12,33 @@ extension PostgresLedger {
     }
 
     public func pendingActions() async throws(StorageError) -> [PendingDeviceAction] {
-        try await run { db throws(PostgresError) in try db.query("SELECT * FROM pending_actions ORDER BY created_ms DESC") }.compactMap(Self.pending)
+        try await run { db throws(PostgresError) in try db.query("SELECT * FROM pending_actions ORDER BY created_ms DESC") }.records(PendingDeviceAction.init(row:))
     }
 
     public func pendingAction(installID: String) async throws(StorageError) -> PendingDeviceAction? {
         try await run { db throws(PostgresError) in try db.query("SELECT * FROM pending_actions WHERE install_id = $1", [.text(installID)]) }
-            .compactMap(Self.pending).first
+            .records(PendingDeviceAction.init(row:)).first
     }
 
     public func removePendingAction(installID: String) async throws(StorageError) {
         try await run { db throws(PostgresError) in try db.query("DELETE FROM pending_actions WHERE install_id = $1", [.text(installID)]) }
+    }
+
+    /// `FOR UPDATE` serialises racing replicas: the second waits for the first's commit, then finds no row.
+    public func withdrawPendingAction(installID: String,
+                                      audit: @escaping @Sendable (PendingDeviceAction) -> AuditEvent) async throws(StorageError) -> PendingDeviceAction? {
+        try await run { db throws(PostgresError) -> PendingDeviceAction? in
+            try db.transaction { tx throws(PostgresError) -> PendingDeviceAction? in
+                let rows = try tx.query("SELECT * FROM pending_actions WHERE install_id = $1 FOR UPDATE", [.text(installID)])
+                let found: PendingDeviceAction?
+                do throws(StorageError) { found = try rows.records(PendingDeviceAction.init(row:)).first } catch { throw PostgresError(sqlState: nil, message: error.message) }
+                guard let order = found else { return nil }
+                try tx.query("DELETE FROM pending_actions WHERE install_id = $1", [.text(installID)])
+                try tx.query("INSERT INTO audit_events (\(Self.auditColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+                             Self.values(audit(order)))
+                return order
+            }
+        }
     }
 
     /// The row lock of the `UPDATE` serialises racing replicas: the first takes the order, the others then
@@ -34,7 +51,7 @@ extension PostgresLedger {
                 AND (claimed_by IS NULL OR (claimed_by <> $2 AND NOT twobits_owner_alive(claimed_by)))
                 RETURNING *
                 """, [.text(installID), .text(instance)])
-        }.compactMap(Self.pending).first
+        }.records(PendingDeviceAction.init(row:)).first
     }
 
     public func completePendingAction(installID: String) async throws(StorageError) {
@@ -49,10 +66,5 @@ extension PostgresLedger {
         try await run { db throws(PostgresError) in
             try db.query("UPDATE pending_actions SET claimed_by = NULL WHERE install_id = $1 AND claimed_by = $2", [.text(installID), .text(instance)])
         }
-    }
-
-    private static func pending(_ r: PostgresRow) -> PendingDeviceAction? {
-        guard let id = r.string("install_id"), let kind = r.string("kind").flatMap(PendingDeviceAction.Kind.init(rawValue:)) else { return nil }
-        return PendingDeviceAction(installID: id, kind: kind, reason: r.string("reason"), client: r.string("client") ?? "", createdAt: r.date("created_ms"))
     }
 }

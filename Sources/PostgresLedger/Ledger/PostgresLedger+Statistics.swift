@@ -22,9 +22,6 @@ extension PostgresLedger {
             try db.query("SELECT hour, family, subject, outcome, bucket, count FROM statistics WHERE hour >= $1 ORDER BY hour",
                          [.integer(StatisticIncrement.hour(of: since))])
         }
-        return rows.map { r in
-            StatisticIncrement(family: r.string("family") ?? "", subject: r.string("subject") ?? "", outcome: r.string("outcome") ?? "",
-                               bucket: r.int("bucket") ?? 0, hour: r.int64("hour") ?? 0, count: r.int64("count") ?? 0)
-        }
+        return try rows.records(StatisticIncrement.init(row:))
     }
 }

@@ -31,10 +31,7 @@ extension PostgresLedger {
             WHERE w.token_prefix = $1 AND a.result = 'unknown'
             ORDER BY a.id LIMIT $2
             """, [.text(tokenPrefix), .int(max(1, limit))])
-        return rows.map { r in
-            WriteIntent(id: r.string("intent_id") ?? "", tokenPrefix: r.string("intent_token_prefix") ?? "", bits: r.string("bits") ?? "",
-                        month: r.string("month") ?? "", successResult: r.string("success_result") ?? "ok", event: Self.event(r))
-        }
+        return try rows.records(WriteIntent.init(row:))
     }
 
     /// As on SQLite, every `pending` intent becomes `unknown`, except those recorded by a ledger instance

@@ -26,12 +26,7 @@ extension SQLiteLedger {
     }
 
     public func appAttestKey(id: String) throws(StorageError) -> AppAttestKeyRecord? {
-        try run { () throws(SQLiteError) in try db.query("SELECT * FROM app_attest_keys WHERE key_id = ?", [.text(id)]) }.first.map { r in
-            AppAttestKeyRecord(keyID: r.string("key_id") ?? "", publicKey: r.blob("public_key") ?? Data(), counter: UInt32(r.int("counter") ?? 0),
-                               receipt: r.blob("receipt") ?? Data(), environment: r.string("environment") ?? "", appID: r.string("app_id") ?? "",
-                               validationCategory: r.int("validation_category"), firstSeen: Self.date(r.int("first_seen_ms") ?? 0),
-                               revokedAt: r.int("revoked_ms").map(Self.date), revokedReason: r.string("revoked_reason"))
-        }
+        try run { () throws(SQLiteError) in try db.query("SELECT * FROM app_attest_keys WHERE key_id = ?", [.text(id)]) }.records(AppAttestKeyRecord.init(row:)).first
     }
 
     public func advanceAppAttestCounter(keyID: String, to counter: UInt32) throws(StorageError) -> CounterAdvance {
@@ -60,5 +55,4 @@ extension SQLiteLedger {
     }
 
     static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
-    static func date(_ ms: Int) -> Date { Date(timeIntervalSince1970: Double(ms) / 1000) }
 }

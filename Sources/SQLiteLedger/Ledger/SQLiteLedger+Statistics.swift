@@ -20,9 +20,6 @@ extension SQLiteLedger {
         try run { () throws(SQLiteError) in
             try db.query("SELECT hour, family, subject, outcome, bucket, count FROM statistics WHERE hour >= ? ORDER BY hour",
                          [.integer(StatisticIncrement.hour(of: since))])
-        }.map { r in
-            StatisticIncrement(family: r.string("family") ?? "", subject: r.string("subject") ?? "", outcome: r.string("outcome") ?? "",
-                               bucket: r.int("bucket") ?? 0, hour: Int64(r.int("hour") ?? 0), count: Int64(r.int("count") ?? 0))
-        }
+        }.records(StatisticIncrement.init(row:))
     }
 }

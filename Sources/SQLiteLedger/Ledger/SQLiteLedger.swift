@@ -125,16 +125,8 @@ public final class SQLiteLedger: Ledger {
          .optional(event.reason), .optional(event.transactionID), .optional(event.tokenPrefix), .optional(event.intentID)]
     }
 
-    private static func event(_ r: SQLiteRow) -> AuditEvent {
-        AuditEvent(id: Int64(r.int("id") ?? 0), at: Date(timeIntervalSince1970: Double(r.int("at_ms") ?? 0) / 1000),
-                   client: r.string("client") ?? "", action: r.string("action") ?? "", subject: r.string("subject"),
-                   bitsBefore: r.string("bits_before"), bitsAfter: r.string("bits_after"), result: r.string("result") ?? "",
-                   reason: r.string("reason"), transactionID: r.string("transaction_id"), tokenPrefix: r.string("token_prefix"),
-                   intentID: r.string("intent_id"))
-    }
-
     public func auditEvent(id: Int64) throws(StorageError) -> AuditEvent? {
-        try run { () throws(SQLiteError) in try db.query("SELECT * FROM audit_events WHERE id = ?", [.integer(id)]) }.first.map(Self.event)
+        try run { () throws(SQLiteError) in try db.query("SELECT * FROM audit_events WHERE id = ?", [.integer(id)]) }.records(AuditEvent.init(row:)).first
     }
 
     /// Every event, newest first (synchronously, for tools and tests holding a `SQLiteLedger`).
@@ -155,7 +147,7 @@ public final class SQLiteLedger: Ledger {
                 """, [.integer(before ?? Int64.max), .int(max(1, min(limit, 1000))), text(filter.action), text(filter.client),
                       text(filter.result), ms(filter.since), ms(filter.until), text(filter.installID), text(filter.tokenPrefix)])
         }
-        return rows.map(Self.event)
+        return try rows.records(AuditEvent.init(row:))
     }
 
     // MARK: Write intents
@@ -199,10 +191,7 @@ public final class SQLiteLedger: Ledger {
                 ORDER BY a.id LIMIT ?
                 """, [.text(tokenPrefix), .int(max(1, limit))])
         }
-        return rows.map { r in
-            WriteIntent(id: r.string("intent_id") ?? "", tokenPrefix: r.string("intent_token_prefix") ?? "", bits: r.string("bits") ?? "",
-                        month: r.string("month") ?? "", successResult: r.string("success_result") ?? "ok", event: Self.event(r))
-        }
+        return try rows.records(WriteIntent.init(row:))
     }
 
     public func markInterruptedWriteIntents(reason: String) throws(StorageError) -> Int {
@@ -282,16 +271,34 @@ public final class SQLiteLedger: Ledger {
     }
 
     public func pendingActions() throws(StorageError) -> [PendingDeviceAction] {
-        try run { () throws(SQLiteError) in try db.query("SELECT * FROM pending_actions ORDER BY created_ms DESC") }.compactMap(Self.pending)
+        try run { () throws(SQLiteError) in try db.query("SELECT * FROM pending_actions ORDER BY created_ms DESC") }.records(PendingDeviceAction.init(row:))
     }
 
     public func pendingAction(installID: String) throws(StorageError) -> PendingDeviceAction? {
         try run { () throws(SQLiteError) in try db.query("SELECT * FROM pending_actions WHERE install_id = ?", [.text(installID)]) }
-            .compactMap(Self.pending).first
+            .records(PendingDeviceAction.init(row:)).first
     }
 
     public func removePendingAction(installID: String) throws(StorageError) {
         try run { () throws(SQLiteError) in try db.query("DELETE FROM pending_actions WHERE install_id = ?", [.text(installID)]) }
+    }
+
+    public func withdrawPendingAction(installID: String,
+                                      audit: @escaping @Sendable (PendingDeviceAction) -> AuditEvent) throws(StorageError) -> PendingDeviceAction? {
+        try run { () throws(SQLiteError) -> PendingDeviceAction? in
+            try db.transaction { tx throws(SQLiteError) -> PendingDeviceAction? in
+                let rows = try tx.query("SELECT * FROM pending_actions WHERE install_id = ?", [.text(installID)])
+                let found: PendingDeviceAction?
+                do throws(StorageError) { found = try rows.records(PendingDeviceAction.init(row:)).first } catch { throw SQLiteError(code: 1, message: error.message) }
+                guard let order = found else { return nil }
+                try tx.query("DELETE FROM pending_actions WHERE install_id = ?", [.text(installID)])
+                try tx.query("""
+                    INSERT INTO audit_events (at_ms, client, action, subject, bits_before, bits_after, result, reason, transaction_id, token_prefix, intent_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, Self.values(audit(order)))
+                return order
+            }
+        }
     }
 
     /// One process uses a SQLite file: an order taken under another instance id was taken by a process that
@@ -300,7 +307,7 @@ public final class SQLiteLedger: Ledger {
         try run { () throws(SQLiteError) in
             try db.query("UPDATE pending_actions SET claimed_by = ? WHERE install_id = ? AND (claimed_by IS NULL OR claimed_by <> ?) RETURNING *",
                          [.text(instance), .text(installID), .text(instance)])
-        }.compactMap(Self.pending).first
+        }.records(PendingDeviceAction.init(row:)).first
     }
 
     public func completePendingAction(installID: String) throws(StorageError) {
@@ -313,12 +320,6 @@ public final class SQLiteLedger: Ledger {
         try run { () throws(SQLiteError) in
             try db.query("UPDATE pending_actions SET claimed_by = NULL WHERE install_id = ? AND claimed_by = ?", [.text(installID), .text(instance)])
         }
-    }
-
-    private static func pending(_ r: SQLiteRow) -> PendingDeviceAction? {
-        guard let id = r.string("install_id"), let kind = r.string("kind").flatMap(PendingDeviceAction.Kind.init(rawValue:)) else { return nil }
-        return PendingDeviceAction(installID: id, kind: kind, reason: r.string("reason"), client: r.string("client") ?? "",
-                                   createdAt: Date(timeIntervalSince1970: Double(r.int("created_ms") ?? 0) / 1000))
     }
 
     // MARK: Replay protection

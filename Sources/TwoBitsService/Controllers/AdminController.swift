@@ -3,11 +3,12 @@ import FoundationEssentials
 import HTTPServer
 import Policy
 import Ledger
+import UseCases
 
 /// Bans, unbans, device state and pending orders (role `admin`); the audit trail is `AuditController`.
 struct AdminController: Sendable {
     let policy: BitPolicy
-    let ledger: any Ledger
+    let pendingOrders: PendingOrderService
     let metrics: MetricsRegistry
 
     func register(in routes: inout RouteTable) {
@@ -62,7 +63,7 @@ struct AdminController: Sendable {
 
     private func pending() async throws(APIError) -> ServerResponse {
         let actions: [PendingDeviceAction]
-        do { actions = try await ledger.pendingActions() } catch { throw APIError.storageUnavailable(error) }
+        do { actions = try await pendingOrders.pendingOrders() } catch { throw APIError.storageUnavailable(error) }
         struct Item: Encodable { let install_id: String; let action: String; let reason: String?; let client: String; let created_at: String }
         let items = actions.map { Item(install_id: $0.installID, action: $0.kind.rawValue, reason: $0.reason, client: $0.client, created_at: Self.iso($0.createdAt)) }
         return .json(200, ["pending": items])
@@ -72,14 +73,9 @@ struct AdminController: Sendable {
     private func cancelPending(_ request: APIRequest) async throws(APIError) -> ServerResponse {
         let installID = request.http.parameters["install_id"] ?? ""
         guard RequestBody.isInstallID(installID) else { throw .badRequest("install_id must be 1-128 characters of A-Z a-z 0-9 . _ -") }
-        let found: PendingDeviceAction?
-        do { found = try await ledger.pendingAction(installID: installID) } catch { throw .storageUnavailable(error) }
-        guard let order = found else { throw APIError(404, "not_found", "no pending order for install id \(installID)") }
-        do {
-            try await ledger.removePendingAction(installID: installID)
-            try await ledger.record(AuditEvent(client: request.clientName, action: .pendingCancelled, subject: installID, result: "ok",
-                                               reason: "\(order.kind.rawValue) ordered by \(order.client) withdrawn"))
-        } catch { throw .storageUnavailable(error) }
+        let withdrawn: PendingDeviceAction?
+        do { withdrawn = try await pendingOrders.withdraw(installID: installID, client: request.clientName) } catch { throw .storageUnavailable(error) }
+        guard withdrawn != nil else { throw APIError(404, "not_found", "no pending order for install id \(installID)") }
         struct Answer: Encodable { let cancelled: Bool; let install_id: String }
         return .json(200, Answer(cancelled: true, install_id: installID))
     }

@@ -4,7 +4,7 @@ import Ledger
 
 /// The audit trail (role `admin`): pages with filters, one event, and the filtered trail as CSV.
 struct AuditController: Sendable {
-    let ledger: any Ledger
+    let ledger: any AuditLog
 
     /// The most rows one CSV export carries (newest first).
     static let csvRowLimit = 10_000

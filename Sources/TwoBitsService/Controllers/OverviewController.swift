@@ -7,7 +7,7 @@ import UseCases
 /// every replica adds to, so they survive restarts and cover the whole deployment.
 struct OverviewController: Sendable {
     let statistics: StatisticsRecorder
-    let ledger: any Ledger
+    let ledger: any StatisticsStore & PendingOrderStore
     /// Nil without a `tokens` section (no signing keys to show).
     let keys: KeyRing?
 

@@ -6,7 +6,7 @@ import UseCases
 /// Whether this process can serve: configuration loaded, the Apple key signs, the ledger takes writes and
 /// (with tokens) a signing key exists. One check behind `/readyz` and the service manager's `READY=1`.
 struct ReadinessCheck: Sendable {
-    let ledger: any Ledger
+    let ledger: any LedgerHealth
     let developerTokens: DeveloperTokenProvider
     /// The fallback-token keys; nil when the configuration has no `tokens` section.
     let keys: KeyRing?

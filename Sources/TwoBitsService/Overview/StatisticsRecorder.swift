@@ -42,7 +42,7 @@ final class StatisticsRecorder: Sendable {
     var dropped: Int { pending.withLock { $0.dropped } }
 
     /// Adds what was counted since the last flush to the ledger; on failure the counts wait for the next.
-    func flush(to ledger: any Ledger) async throws(StorageError) {
+    func flush(to ledger: any StatisticsStore) async throws(StorageError) {
         let taken = pending.withLock { state -> [Key: Int64] in
             defer { state.counts = [:] }
             return state.counts

@@ -16,11 +16,11 @@ public struct AppAttestExchange: Sendable {
     public let settings: AppAttestSettings
     let tokens: TokenSettings
     let policy: BitPolicy
-    let ledger: any Ledger
+    let ledger: any AuditLog
     let keys: KeyRing
     let events: any UseCaseEvents
 
-    public init(settings: AppAttestSettings, tokens: TokenSettings, policy: BitPolicy, ledger: any Ledger, keys: KeyRing, events: any UseCaseEvents) {
+    public init(settings: AppAttestSettings, tokens: TokenSettings, policy: BitPolicy, ledger: any AppAttestChallengeStore & AppAttestKeyStore & AuditLog, keys: KeyRing, events: any UseCaseEvents) {
         self.service = AppAttestService(settings: settings, ledger: ledger)
         self.settings = settings
         self.tokens = tokens

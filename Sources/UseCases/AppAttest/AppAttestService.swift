@@ -11,12 +11,12 @@ import WireFormats
 /// counts once however many replicas race with it.
 public struct AppAttestService: Sendable {
     let settings: AppAttestSettings
-    let ledger: any Ledger
+    let ledger: any AppAttestChallengeStore & AppAttestKeyStore
     let attestations: AttestationVerifier
     let assertions = AssertionVerifier()
     let now: @Sendable () -> Date
 
-    public init(settings: AppAttestSettings, ledger: any Ledger, now: @escaping @Sendable () -> Date = { Date() }) {
+    public init(settings: AppAttestSettings, ledger: any AppAttestChallengeStore & AppAttestKeyStore, now: @escaping @Sendable () -> Date = { Date() }) {
         self.settings = settings
         self.ledger = ledger
         self.now = now

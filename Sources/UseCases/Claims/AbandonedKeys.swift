@@ -13,14 +13,14 @@ final class AbandonedKeys: Sendable {
     private let keys = Lock<Set<Key>>([])
 
     /// Gives `key` back now, or remembers it for later when the ledger fails again.
-    func giveBack(client: String, key: String, in ledger: any Ledger) async {
+    func giveBack(client: String, key: String, in ledger: any IdempotencyStore) async {
         do { try await ledger.abandonIdempotent(client: client, key: key) } catch {
             keys.withLock { _ = $0.insert(Key(client: client, key: key)) }
         }
     }
 
     /// Retries the keys remembered so far (a lock check only, when there are none).
-    func retry(in ledger: any Ledger) async {
+    func retry(in ledger: any IdempotencyStore) async {
         let pending = keys.withLock { $0 }
         guard !pending.isEmpty else { return }
         for entry in pending {

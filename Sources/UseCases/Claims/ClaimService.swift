@@ -16,7 +16,7 @@ public struct ClaimService: Sendable {
     public typealias Renderer = @Sendable (ClaimVerdict) -> RecordedAnswer
 
     let policy: BitPolicy
-    let ledger: any Ledger
+    let ledger: any IdempotencyStore
     let events: any UseCaseEvents
     /// Keys whose give-back failed, retried before each claim with a key.
     let abandoned = AbandonedKeys()
@@ -24,7 +24,7 @@ public struct ClaimService: Sendable {
     /// every second and at shutdown (`retryUnsavedAnswers`).
     let unsavedAnswers = UnsavedAnswers()
 
-    public init(policy: BitPolicy, ledger: any Ledger, events: any UseCaseEvents) {
+    public init(policy: BitPolicy, ledger: any IdempotencyStore, events: any UseCaseEvents) {
         self.policy = policy
         self.ledger = ledger
         self.events = events

@@ -35,7 +35,7 @@ final class UnsavedAnswers: Sendable {
 
     /// Stores the answers kept so far, oldest first, stopping at the first failure; returns at once when there
     /// are none or another retry is running.
-    func retry(in ledger: any Ledger) async {
+    func retry(in ledger: any IdempotencyStore) async {
         let kept = state.withLock { s -> [Answer] in
             guard !s.retrying, !s.waiting.isEmpty else { return [] }
             s.retrying = true

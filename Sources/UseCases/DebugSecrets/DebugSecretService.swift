@@ -9,10 +9,10 @@ import WireFormats
 public struct DebugSecretService: Sendable {
     public static let maxDebugSecrets = 20
 
-    let ledger: any Ledger
+    let ledger: any DebugSecretStore & AuditLog
     let environment: AppleEnvironment
 
-    public init(ledger: any Ledger, environment: AppleEnvironment) {
+    public init(ledger: any DebugSecretStore & AuditLog, environment: AppleEnvironment) {
         self.ledger = ledger
         self.environment = environment
     }

@@ -18,7 +18,7 @@ public final class KeyRing: Sendable {
 
     let settings: TokenSettings
     let store: SigningKeyStore
-    let ledger: any Ledger
+    let ledger: any KeyActivationStore & AuditLog
     let keys: Lock<Keys>
     /// Activation times recorded in the ledger by every server (with PostgreSQL, every replica), as last read,
     /// and whether a read is under way. Read off the request path, so the JWKS and verification never wait
@@ -26,7 +26,7 @@ public final class KeyRing: Sendable {
     let shared = Lock<(activations: [String: Date], refreshing: Bool)>(([:], false))
 
     /// Loads the directory; the newest key signs (its activation is recorded for the other servers).
-    public init(settings: TokenSettings, ledger: any Ledger) throws(SigningKeyError) {
+    public init(settings: TokenSettings, ledger: any KeyActivationStore & AuditLog) throws(SigningKeyError) {
         self.settings = settings
         self.ledger = ledger
         let store = SigningKeyStore(directory: settings.keysDirectory)

@@ -12,12 +12,12 @@ public struct TokenExchangeService: Sendable {
     let settings: TokenSettings
     let environment: AppleEnvironment
     let policy: BitPolicy
-    let ledger: any Ledger
+    let ledger: any DebugSecretStore & ReplayGuard
     let events: any UseCaseEvents
     /// The keys that sign and verify.
     public let keys: KeyRing
 
-    public init(settings: TokenSettings, environment: AppleEnvironment, policy: BitPolicy, ledger: any Ledger,
+    public init(settings: TokenSettings, environment: AppleEnvironment, policy: BitPolicy, ledger: any DebugSecretStore & ReplayGuard,
                 keys: KeyRing, events: any UseCaseEvents) {
         self.settings = settings
         self.environment = environment

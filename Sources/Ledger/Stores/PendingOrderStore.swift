@@ -1,0 +1,20 @@
+/// Pending bans and unbans by install id, applied when the device next installs.
+public protocol PendingOrderStore: Sendable {
+    func setPendingAction(_ action: PendingDeviceAction) async throws(StorageError)
+    func pendingActions() async throws(StorageError) -> [PendingDeviceAction]
+    func pendingAction(installID: String) async throws(StorageError) -> PendingDeviceAction?
+    func removePendingAction(installID: String) async throws(StorageError)
+    /// Withdraws the order for `installID` and records `audit(order)` in the same transaction: no withdrawal
+    /// goes unaudited, and of several processes racing to withdraw it exactly one gets it. Nil, with nothing
+    /// written, when there is none.
+    func withdrawPendingAction(installID: String,
+                               audit: @escaping @Sendable (PendingDeviceAction) -> AuditEvent) async throws(StorageError) -> PendingDeviceAction?
+    /// Takes the order for `installID` for this process to apply: nil when there is none, or when a live
+    /// process (this one, or another replica) has taken it and is applying it. An order taken by a process
+    /// that died is taken over. Exactly one of several processes racing for it gets it.
+    func claimPendingAction(installID: String) async throws(StorageError) -> PendingDeviceAction?
+    /// After the write: removes the order this process took (not a newer one set since).
+    func completePendingAction(installID: String) async throws(StorageError)
+    /// After a failed or skipped write: gives the order this process took back, for the next install.
+    func releasePendingAction(installID: String) async throws(StorageError)
+}
