@@ -115,12 +115,12 @@ public final class TwoBitsService: Sendable {
         AuditController(ledger: ledger).register(in: &table)
         OverviewController(statistics: statistics, ledger: ledger, keys: tokenExchange?.keys).register(in: &table)
         FallbackTokenController(exchange: tokenExchange, debugSecrets: debugSecrets).register(in: &table)
-        AppAttestController(exchange: appAttest).register(in: &table)
+        let replicas = LiveReplicas()
+        self.replicas = replicas
+        AppAttestController(exchange: appAttest, replicas: replicas).register(in: &table)
         ConsoleController().register(in: &table)
         self.routes = table
 
-        let replicas = LiveReplicas()
-        self.replicas = replicas
         let pipeline = RequestPipeline(table: table, authenticator: ClientAuthenticator(clients: configuration.clients),
                                        limits: AppleCallLimits(configuration: configuration, replicas: replicas, metrics: metrics), metrics: metrics, logger: logger)
         var serverConfiguration = HTTPServerConfiguration(

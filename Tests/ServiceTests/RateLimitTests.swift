@@ -153,6 +153,25 @@ struct ReplicaShareTests {
         #expect(limiter.admit(client: "a") == .refused(.client, retryAfterSeconds: 1))
     }
 
+    @Test func theAttestationCapIsTheDeploymentsTotalShared() {
+        let clock = ManualClock()
+        let replicas = LiveReplicas(4)
+        // app_attest.max_attestations_per_second 8 among 4 replicas: a burst of 2 here, 2 a second.
+        let cap = AttestationCap(perSecond: 8, replicas: replicas, now: clock.closure)
+        #expect(cap.admit())
+        #expect(cap.admit())
+        #expect(!cap.admit())
+        clock.advance(0.5)
+        #expect(cap.admit())
+        #expect(!cap.admit())
+        // Alone now: resized to the whole 8 at the next challenge (what was held stays; refills at 8 a second).
+        replicas.update(1)
+        #expect(!cap.admit())
+        clock.advance(1)
+        for _ in 0..<8 { #expect(cap.admit()) }
+        #expect(!cap.admit())
+    }
+
     @Test func theGlobalCeilingIsSharedToo() {
         let clock = ManualClock()
         let replicas = LiveReplicas(2)

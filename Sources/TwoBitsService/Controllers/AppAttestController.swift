@@ -14,9 +14,10 @@ struct AppAttestController: Sendable {
     /// The challenge's `enroll` (rollout and attestation cap); nil with the strong tier off.
     let enrollment: AppAttestEnrollment?
 
-    init(exchange: AppAttestExchange?) {
+    /// `replicas`: the live replica count, whose share of `app_attest.max_attestations_per_second` this replica allows.
+    init(exchange: AppAttestExchange?, replicas: LiveReplicas) {
         self.exchange = exchange
-        enrollment = exchange.map { AppAttestEnrollment(settings: $0.settings) }
+        enrollment = exchange.map { AppAttestEnrollment(settings: $0.settings, replicas: replicas) }
     }
 
     private func enabled() throws(APIError) -> AppAttestExchange {

@@ -12,9 +12,9 @@ struct AppAttestEnrollment: Sendable {
     let cap: AttestationCap?
     let now: @Sendable () -> Date
 
-    init(settings: AppAttestSettings, now: @escaping @Sendable () -> Date = { Date() }) {
+    init(settings: AppAttestSettings, replicas: LiveReplicas, now: @escaping @Sendable () -> Date = { Date() }) {
         rollout = settings.rollout
-        cap = settings.maxAttestationsPerSecond.map { AttestationCap(perSecond: $0) }
+        cap = settings.maxAttestationsPerSecond.map { AttestationCap(perSecond: $0, replicas: replicas) }
         self.now = now
     }
 
