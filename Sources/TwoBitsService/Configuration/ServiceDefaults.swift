@@ -33,10 +33,8 @@ public enum ServiceDefaults {
         public static let maxConnections = 16_000
         public static let maxConnectionsPerIP = 1_024
         /// `server.wake_coalescing_us`: a loop woken for one to three events waits this long for more, so one
-        /// wake serves several, while that pays (`WakeCoalescing`). Claim at 50 ms of Apple latency, 256
-        /// connections, behind the sandbox that no longer spends a signature check per call: 268-270 µs of CPU
-        /// per request at a fixed 200 µs, 213-229 at 1,000 µs (three runs each), for 1.3 ms more latency in
-        /// 105; 2,000 µs cost throughput (90-91 % of ideal). Benchmarks/README, stop 30.
+        /// wake serves several, while that pays (`WakeCoalescing`). Why 1,000: measured against a fixed 200 µs and
+        /// 2,000 µs in Benchmarks/README.md, stop 30.
         public static let wakeCoalescingMicroseconds = 1_000
 
         /// `server.request_deadline_ms` when left out: room for the three Apple calls a route can make.
