@@ -64,8 +64,8 @@ extension ServerCore {
     /// framing (request smuggling), NUL bytes, the raw path and query, the declared length, then the
     /// owner's head check (route, authentication, role, media type).
     func checkHead(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-                   version: UnsafePointer<CChar>?, context: RequestContext) -> HeadOutcome {
-        context.tracked?.headChecked = true
+                   version: UnsafePointer<CChar>?, exchange: ConnectionExchange) -> HeadOutcome {
+        exchange.tracked?.headChecked = true
         let collector = FieldCollector()
         withExtendedLifetime(collector) {
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectField, Unmanaged.passUnretained(collector).toOpaque())
@@ -84,7 +84,7 @@ extension ServerCore {
             if name == "authorization" { authorizations += 1 }
             if name == "transfer-encoding" { transferEncodings.append(value) }
         }
-        let target = context.target
+        let target = exchange.target
         let queryStart = target.firstIndex(of: "?")
         let path = String(target[..<(queryStart ?? target.endIndex)])
         var request = ServerRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers)
@@ -131,7 +131,7 @@ extension ServerCore {
         let hasBody = declared > 0 || !transferEncodings.isEmpty
         if declared > configuration.maxBodyBytes { return .refuse(request, closing(oversizedBody(request))) }
         let refusal = headCheck?(&request)
-        context.head = request
+        exchange.head = request
         if let refusal {
             return hasBody ? .refuse(request, closing(refusal)) : .refuseWithoutBody(refusal)
         }

@@ -43,7 +43,7 @@ let requestLineHandler: twobits_mhd_uri_log_fn = { cls, uri, connection in
     }
     let tracked = twobits_mhd_socket_context(connection).map { Unmanaged<ConnectionTracker.Connection>.fromOpaque($0).takeUnretainedValue() }
     tracked?.headChecked = false
-    return Unmanaged.passRetained(RequestContext(connection: connection, target: target, tracked: tracked, daemon: daemon)).toOpaque()
+    return Unmanaged.passRetained(ConnectionExchange(connection: connection, target: target, tracked: tracked, daemon: daemon)).toOpaque()
 }
 
 let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, version, uploadData, uploadSize, conCls in
@@ -53,21 +53,21 @@ let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, versi
     if conCls.pointee == nil {
         let tracked = twobits_mhd_socket_context(connection).map { Unmanaged<ConnectionTracker.Connection>.fromOpaque($0).takeUnretainedValue() }
         let target = url.map { String(cString: $0) } ?? "/"
-        conCls.pointee = Unmanaged.passRetained(RequestContext(connection: connection, target: target, tracked: tracked, daemon: daemon)).toOpaque()
+        conCls.pointee = Unmanaged.passRetained(ConnectionExchange(connection: connection, target: target, tracked: tracked, daemon: daemon)).toOpaque()
     }
     guard let raw = conCls.pointee else { return .NO }
-    let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+    let exchange = Unmanaged<ConnectionExchange>.fromOpaque(raw).takeUnretainedValue()
 
-    if context.head == nil && context.refusal == nil && !context.answered {
+    if exchange.head == nil && exchange.refusal == nil && !exchange.answered {
         // First call: only the request line and headers are known.
-        switch core.checkHead(connection: connection, url: url, method: method, version: version, context: context) {
+        switch core.checkHead(connection: connection, url: url, method: method, version: version, exchange: exchange) {
         case .refuse(let request, let response):
-            context.answered = true
-            context.tracked?.received()
-            core.onAnswered?(request, response, ContinuousClock.now - context.started)
+            exchange.answered = true
+            exchange.tracked?.received()
+            core.onAnswered?(request, response, ContinuousClock.now - exchange.started)
             return queue(response, on: connection)
         case .refuseWithoutBody(let response):
-            context.refusal = response
+            exchange.refusal = response
             return .YES
         case .accept:
             return .YES
@@ -76,46 +76,46 @@ let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, versi
 
     if uploadSize.pointee > 0 {
         let size = uploadSize.pointee
-        if !context.answered && !context.bodyTooLarge && context.refusal == nil {
-            if context.body.count + size > core.configuration.maxBodyBytes {
-                context.bodyTooLarge = true
-                context.body = Data()
+        if !exchange.answered && !exchange.bodyTooLarge && exchange.refusal == nil {
+            if exchange.body.count + size > core.configuration.maxBodyBytes {
+                exchange.bodyTooLarge = true
+                exchange.body = Data()
             } else if let uploadData {
-                context.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: size)
+                exchange.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: size)
             }
         }
         uploadSize.pointee = 0
         return .YES
     }
-    if context.answered { return .YES }
+    if exchange.answered { return .YES }
 
-    if context.dispatched {
+    if exchange.dispatched {
         // Called again after resume: queue what the Swift side produced.
-        guard let response = context.response else { return .YES }
-        context.answered = true
+        guard let response = exchange.response else { return .YES }
+        exchange.answered = true
         if response.dropConnection { return .NO }
         return queue(response, on: connection)
     }
 
     // Final call: the whole request has arrived.
-    context.tracked?.received()
-    var request = context.head ?? ServerRequest(method: method.map { String(cString: $0) } ?? "GET", path: context.target)
-    if let refusal = context.refusal {
-        context.answered = true
-        core.onAnswered?(request, refusal, ContinuousClock.now - context.started)
+    exchange.tracked?.received()
+    var request = exchange.head ?? ServerRequest(method: method.map { String(cString: $0) } ?? "GET", path: exchange.target)
+    if let refusal = exchange.refusal {
+        exchange.answered = true
+        core.onAnswered?(request, refusal, ContinuousClock.now - exchange.started)
         return queue(refusal, on: connection)
     }
-    context.dispatched = true
-    request.body = context.body
-    context.body = Data()
-    if context.bodyTooLarge {
-        context.answered = true
+    exchange.dispatched = true
+    request.body = exchange.body
+    exchange.body = Data()
+    if exchange.bodyTooLarge {
+        exchange.answered = true
         let response = core.oversizedBody(request)
-        core.onAnswered?(request, response, ContinuousClock.now - context.started)
+        core.onAnswered?(request, response, ContinuousClock.now - exchange.started)
         return queue(response, on: connection)
     }
     MHD_suspend_connection(connection)
-    daemon.dispatch(request, context: context)
+    daemon.dispatch(request, exchange: exchange)
     return .YES
 }
 
@@ -125,7 +125,7 @@ let completedHandler: twobits_mhd_completed_fn = { _, connection, conCls, _ in
         Unmanaged<ConnectionTracker.Connection>.fromOpaque(tracked).takeUnretainedValue().awaitNextRequest()
     }
     guard let conCls, let raw = conCls.pointee else { return }
-    Unmanaged<RequestContext>.fromOpaque(raw).release()
+    Unmanaged<ConnectionExchange>.fromOpaque(raw).release()
     conCls.pointee = nil
 }
 

@@ -20,7 +20,7 @@ final class LoopDaemon: @unchecked Sendable {
     private var pending: [ObjectIdentifier: PendingRequest] = [:]
 
     private struct PendingRequest {
-        let context: RequestContext
+        let exchange: ConnectionExchange
         let request: ServerRequest
         let deadline: LoopTimer
         /// The handler's task, cancelled when the deadline, a hang-up or shutdown answers first so its work stops.
@@ -90,8 +90,8 @@ final class LoopDaemon: @unchecked Sendable {
     /// get its work done, Apple's write included, up to the deadline. The watch costs one `epoll_ctl` add
     /// and one delete per dispatched request (a few µs), and no wake unless the client hangs up: it asks for
     /// EPOLLRDHUP only, so a pipelining client's next request waits in the socket as before.
-    func dispatch(_ request: ServerRequest, context: RequestContext) {
-        let key = ObjectIdentifier(context)
+    func dispatch(_ request: ServerRequest, exchange: ConnectionExchange) {
+        let key = ObjectIdentifier(exchange)
         let handler = core.handler
         let tasks = core.tasks
         tasks.started()
@@ -105,12 +105,12 @@ final class LoopDaemon: @unchecked Sendable {
             if loop.inLoop { handlerFinished(key, response) } else { loop.execute { self.handlerFinished(key, response) } }
             tasks.ended()
         }
-        let socket = core.configuration.cancelsOnHangUp ? context.tracked?.fd ?? twobits_mhd_connection_fd(context.connection) : -1
+        let socket = core.configuration.cancelsOnHangUp ? exchange.tracked?.fd ?? twobits_mhd_connection_fd(exchange.connection) : -1
         if socket >= 0 {
             loop.watch(socket, for: .hangup) { [weak self] _ in self?.hungUp(key, socket: socket) }
         }
         // The task's first step runs after this returns (it is queued on this loop), so the entry is there.
-        pending[key] = PendingRequest(context: context, request: request, deadline: deadline, task: task, socket: socket)
+        pending[key] = PendingRequest(exchange: exchange, request: request, deadline: deadline, task: task, socket: socket)
     }
 
     /// Takes a request out of the pending ones: its deadline timer is cancelled and its socket no longer
@@ -125,13 +125,13 @@ final class LoopDaemon: @unchecked Sendable {
 
     private func handlerFinished(_ key: ObjectIdentifier, _ response: ServerResponse) {
         guard let entry = settle(key) else { return } // the deadline or a hang-up answered first
-        core.answer(entry.request, with: response, context: entry.context)
+        core.answer(entry.request, with: response, exchange: entry.exchange)
     }
 
     private func expire(_ key: ObjectIdentifier) {
         guard let entry = settle(key) else { return }
         // Answer first: a cancelled handler returns at once, and its answer must not win.
-        core.answer(entry.request, with: core.deadlineExpired(entry.request), context: entry.context)
+        core.answer(entry.request, with: core.deadlineExpired(entry.request), exchange: entry.exchange)
         entry.task.cancel()
     }
 
@@ -145,7 +145,7 @@ final class LoopDaemon: @unchecked Sendable {
         guard pending[key]?.socket == socket, EventLoop.peerHungUp(socket), let entry = settle(key) else { return }
         var response = core.clientHungUp(entry.request)
         response.dropConnection = true
-        core.answer(entry.request, with: response, context: entry.context)
+        core.answer(entry.request, with: response, exchange: entry.exchange)
         entry.task.cancel()
     }
 
@@ -153,7 +153,7 @@ final class LoopDaemon: @unchecked Sendable {
     func answerAll(_ response: (ServerRequest) -> ServerResponse) {
         for key in Array(pending.keys) {
             guard let entry = settle(key) else { continue }
-            core.answer(entry.request, with: response(entry.request), context: entry.context)
+            core.answer(entry.request, with: response(entry.request), exchange: entry.exchange)
             entry.task.cancel()
         }
     }

@@ -46,7 +46,7 @@ final class ServerCore: Sendable {
 
     /// Delivers the first answer for a suspended request (on its loop); later ones (a handler finishing
     /// after its deadline) are dropped, so logs and metrics see exactly what the client got.
-    func answer(_ request: ServerRequest, with response: ServerResponse, context: RequestContext) {
-        if context.finish(response) { onAnswered?(request, response, ContinuousClock.now - context.started) }
+    func answer(_ request: ServerRequest, with response: ServerResponse, exchange: ConnectionExchange) {
+        if exchange.finish(response) { onAnswered?(request, response, ContinuousClock.now - exchange.started) }
     }
 }

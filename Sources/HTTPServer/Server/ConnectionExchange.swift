@@ -1,10 +1,12 @@
 import CMicroHTTPD
 import FoundationEssentials
 
-/// Per-request state that libmicrohttpd keeps for us in `con_cls` between calls of the access handler.
+/// One request and its answer on a connection: what libmicrohttpd keeps for us in `con_cls` from the
+/// request line to the completion notice, between calls of the access handler (the target, the head,
+/// the body so far, how far the exchange has got, and the answer that resumes the suspended connection).
 /// Touched only on the thread of the loop whose daemon owns the connection.
 // Unchecked: libmicrohttpd calls back for a connection only on its daemon's loop thread, the only one touching this.
-final class RequestContext: @unchecked Sendable {
+final class ConnectionExchange: @unchecked Sendable {
     /// The request target (path and query) exactly as received.
     let target: String
     /// The connection this request arrives on, for the receive deadline.
