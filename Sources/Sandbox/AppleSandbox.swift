@@ -12,7 +12,7 @@ public final class AppleSandbox: Sendable {
     public let configuration: SandboxConfiguration
     let state: SandboxState
     let verifier: DeveloperTokenVerifier
-    private let server: HTTPServer
+    private let server: HTTPServer<Void>
     let now: @Sendable () -> Date
     /// The App Attestation CA the simulated devices' keys chain to; its root is what the service must trust.
     public let appAttestAuthority: AppAttestAuthority

@@ -37,7 +37,7 @@ public final class TwoBitsService: Sendable {
     /// The live replica count the rate limits are shared by, asked of the ledger every second.
     let replicas: LiveReplicas
     private let replicaCounter = Lock<Task<Void, Never>?>(nil)
-    private let server: HTTPServer
+    private let server: HTTPServer<RequestContext>
 
     /// Builds every component; fails with an error naming the configuration field at fault.
     public init(configuration: ServiceConfiguration, logger: LogWriter = LogWriter()) throws(ConfigurationError) {
@@ -132,23 +132,24 @@ public final class TwoBitsService: Sendable {
             reservedFileDescriptors: 128 + configuration.apple.maxConnections * configuration.server.threads)
         serverConfiguration.wakeCoalescingMicroseconds = configuration.server.wakeCoalescingMicroseconds
         /// Answers the server gives itself carry the request id the pipeline gave the request, and a route label.
-        @Sendable func framed(_ error: APIError, _ label: String, _ request: ServerRequest) -> ServerResponse {
-            pipeline.framed(error.response, pipeline.context(of: request, answeredBy: label))
+        @Sendable func framed(_ error: APIError, _ label: String, _ context: inout RequestContext) -> ServerResponse {
+            pipeline.framed(error.response, &context, answeredBy: label)
         }
         server = HTTPServer(
             configuration: serverConfiguration,
-            oversizedBody: { framed(.payloadTooLarge, "oversized", $0) },
-            deadlineExpired: { framed(.appleUnavailable("the request did not finish within its deadline; retry later"), "deadline", $0) },
-            shuttingDown: { framed(APIError(503, "shutting_down", "the server is restarting; retry", retryAfterSeconds: 1), "shutdown", $0) },
+            makeContext: { pipeline.newContext(for: $0) },
+            oversizedBody: { framed(.payloadTooLarge, "oversized", &$1) },
+            deadlineExpired: { framed(.appleUnavailable("the request did not finish within its deadline; retry later"), "deadline", &$1) },
+            shuttingDown: { framed(APIError(503, "shutting_down", "the server is restarting; retry", retryAfterSeconds: 1), "shutdown", &$1) },
             // Logged and counted only, with nginx's 499: the client is gone, and its connection is closed unanswered.
-            clientHungUp: { pipeline.framed(ServerResponse(status: 499), pipeline.context(of: $0, answeredBy: "hangup")) },
-            refused: { refusal, request in framed(APIError(refusal.status, refusal.code, refusal.message), "refused", request) },
-            headCheck: { request in pipeline.head(&request) },
-            onAnswered: { request, response, elapsed in pipeline.record(request, response, elapsed: elapsed) },
+            clientHungUp: { pipeline.framed(ServerResponse(status: 499), &$1, answeredBy: "hangup") },
+            refused: { refusal, _, context in framed(APIError(refusal.status, refusal.code, refusal.message), "refused", &context) },
+            headCheck: { request, context in pipeline.head(request, &context) },
+            onAnswered: { request, context, response, elapsed in pipeline.record(request, context, response, elapsed: elapsed) },
             onReceiveTimeouts: { closed in
                 metrics.increment(.httpReceiveTimeouts, by: Double(closed))
             },
-            handler: { request in await pipeline.handle(request) })
+            handler: { request, context in await pipeline.handle(request, context) })
         // Weak: the server's handler reaches these gauges (pipeline → routes → health), so a strong capture is a cycle.
         gauges.add { [weak server = self.server] in
             guard let server else { return }

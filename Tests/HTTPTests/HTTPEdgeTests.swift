@@ -69,9 +69,9 @@ final class RawClient {
 
 @Suite struct HTTPEdgeTests {
     func withServer(_ configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-                    headCheck: (@Sendable (inout ServerRequest) -> ServerResponse?)? = nil,
-                    handler: @escaping HTTPServer.Handler,
-                    _ body: (HTTPServer) async throws -> Void) async throws {
+                    headCheck: (@Sendable (ServerRequest) -> ServerResponse?)? = nil,
+                    handler: @escaping @Sendable (ServerRequest) async -> ServerResponse,
+                    _ body: (HTTPServer<Void>) async throws -> Void) async throws {
         let server = HTTPServer(configuration: configuration, headCheck: headCheck, handler: handler)
         try server.start()
         try await body(server)

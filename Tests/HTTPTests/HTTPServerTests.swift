@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct HTTPServerTests {
     func withServer(_ configuration: HTTPServerConfiguration = HTTPServerConfiguration(),
-                    handler: @escaping HTTPServer.Handler,
+                    handler: @escaping @Sendable (ServerRequest) async -> ServerResponse,
                     _ body: (String, CurlClient) async throws -> Void) async throws {
         let server = HTTPServer(configuration: configuration, handler: handler)
         try server.start()

@@ -26,7 +26,7 @@ import Testing
     /// handler waits a minute unless cancelled and whose other paths answer after a short wait (so they
     /// are suspended, and watched, too).
     func withServer(_ seen: Seen, cancelsOnHangUp: Bool = true, slowSeconds: Int = 60,
-                    _ body: (HTTPServer, EventLoop) async throws -> Void) async throws {
+                    _ body: (HTTPServer<Void>, EventLoop) async throws -> Void) async throws {
         let group = EventLoopGroup(count: 1, name: "hangup-test")
         var configuration = HTTPServerConfiguration(threads: 1, requestDeadlineMilliseconds: 60_000)
         configuration.cancelsOnHangUp = cancelsOnHangUp

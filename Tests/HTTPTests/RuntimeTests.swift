@@ -123,7 +123,7 @@ import Testing
     /// calls into the freed server: not at libmicrohttpd's next half-second tick, not for a new connection.
     /// Under AddressSanitizer, LeakSanitizer checks that no daemon is left behind.
     @Test func aServerDroppedWithoutShutdownStopsAndIsNeverCalledAgain() async throws {
-        var server: HTTPServer? = HTTPServer(configuration: HTTPServerConfiguration(threads: 2),
+        var server: HTTPServer<Void>? = HTTPServer(configuration: HTTPServerConfiguration(threads: 2),
                                              shuttingDown: { _ in .text(503, "stopping") }) { request in
             if request.path == "/slow" { try? await Task.sleep(for: .seconds(10)) }
             return .text(200, "ok")

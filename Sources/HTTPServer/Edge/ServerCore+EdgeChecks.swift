@@ -3,9 +3,9 @@ import CMicroHTTPDShims
 import FoundationEssentials
 
 /// What the first access-handler call decided from the request line and headers alone.
-enum HeadOutcome {
+enum HeadOutcome<Context> {
     /// Answer now and close the connection; no body byte is read.
-    case refuse(ServerRequest, ServerResponse)
+    case refuse(ServerRequest, Context, ServerResponse)
     /// Answer at the final call (the request has no body, so the connection can stay open).
     case refuseWithoutBody(ServerResponse)
     case accept
@@ -64,8 +64,8 @@ extension ServerCore {
     /// framing (request smuggling), NUL bytes, the raw path and query, the declared length, then the
     /// owner's head check (route, authentication, role, media type).
     func checkHead(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?,
-                   version: UnsafePointer<CChar>?, context: RequestContext) -> HeadOutcome {
-        context.tracked?.headChecked = true
+                   version: UnsafePointer<CChar>?, exchange: ConnectionExchange<Context>) -> HeadOutcome<Context> {
+        exchange.tracked?.headChecked = true
         let collector = FieldCollector()
         withExtendedLifetime(collector) {
             _ = MHD_get_connection_values_n(connection, .HEADER_KIND, collectField, Unmanaged.passUnretained(collector).toOpaque())
@@ -84,11 +84,15 @@ extension ServerCore {
             if name == "authorization" { authorizations += 1 }
             if name == "transfer-encoding" { transferEncodings.append(value) }
         }
-        let target = context.target
+        let target = exchange.target
         let queryStart = target.firstIndex(of: "?")
         let path = String(target[..<(queryStart ?? target.endIndex)])
         var request = ServerRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers)
-        func refuse(_ refusal: HTTPRefusal) -> HeadOutcome { .refuse(request, closing(refused(refusal, request))) }
+        var context = makeContext(request)
+        func refuse(_ refusal: HTTPRefusal) -> HeadOutcome<Context> {
+            let response = closing(refused(refusal, request, &context))
+            return .refuse(request, context, response)
+        }
 
         let headerSize = twobits_mhd_request_header_size(connection)
         if target.utf8.count > configuration.maxURLBytes { return refuse(.urlTooLong) }
@@ -129,11 +133,15 @@ extension ServerCore {
 
         let declared = headers["content-length"].flatMap { Int($0) } ?? 0
         let hasBody = declared > 0 || !transferEncodings.isEmpty
-        if declared > configuration.maxBodyBytes { return .refuse(request, closing(oversizedBody(request))) }
-        let refusal = headCheck?(&request)
-        context.head = request
+        if declared > configuration.maxBodyBytes {
+            let response = closing(oversizedBody(request, &context))
+            return .refuse(request, context, response)
+        }
+        let refusal = headCheck?(request, &context)
+        exchange.head = request
+        exchange.context = context
         if let refusal {
-            return hasBody ? .refuse(request, closing(refusal)) : .refuseWithoutBody(refusal)
+            return hasBody ? .refuse(request, context, closing(refusal)) : .refuseWithoutBody(refusal)
         }
         return .accept
     }

@@ -13,9 +13,6 @@ public struct ServerRequest: Sendable {
     public var body: Data
     /// Path parameters filled in by the router (`{id}` segments).
     public var parameters: [String: String] = [:]
-    /// What the owner's head check learned (route, client, request id…), handed on with the request to
-    /// the handler and to the answers the server gives itself. The server never reads it.
-    public var context: (any Sendable)?
     /// When the server answers 503 if the handler has not; set by the server when it hands the complete
     /// request to the handler (nil before: in the head check).
     public internal(set) var deadline: ContinuousClock.Instant?

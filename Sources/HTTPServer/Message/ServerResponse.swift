@@ -7,9 +7,6 @@ public struct ServerResponse: Sendable {
     public var body: Data
     /// When true the server closes the connection without answering (used to emulate network faults).
     public var dropConnection = false
-    /// What the owner knew when it answered (its typed request context), for the `onAnswered` hook;
-    /// never sent.
-    public var context: (any Sendable)?
 
     public init(status: Int, headers: [(String, String)] = [], body: Data = Data()) {
         self.status = status

@@ -3,28 +3,28 @@ import CMicroHTTPDShims
 import FoundationEssentials
 
 // The C callbacks libmicrohttpd calls, on the thread of the loop that runs the daemon. They capture
-// nothing: the loop's daemon, the connection's tracker entry and the per-request context travel through
+// nothing: the loop's daemon, the connection's tracker entry and the request's exchange travel through
 // MHD's user-data pointers.
 
 /// A connection is about to be accepted: the global and per-IP caps hold over every loop's daemon.
 let acceptPolicy: twobits_mhd_accept_fn = { cls, address, _ in
     guard let cls else { return .NO }
-    let daemon = Unmanaged<LoopDaemon>.fromOpaque(cls).takeUnretainedValue()
-    return daemon.core.connections.admits(ip: twobits_mhd_ipv4(address)) ? .YES : .NO
+    let daemon = Unmanaged<DaemonHooks>.fromOpaque(cls).takeUnretainedValue()
+    return daemon.connections.admits(ip: twobits_mhd_ipv4(address)) ? .YES : .NO
 }
 
 /// A connection opens or closes: keep the receive-deadline table in step (see `ConnectionTracker`).
 let connectionNotifier: twobits_mhd_notify_connection_fn = { cls, connection, socketContext, code in
     guard let cls, let connection, let socketContext else { return }
-    let core = Unmanaged<LoopDaemon>.fromOpaque(cls).takeUnretainedValue().core
+    let daemon = Unmanaged<DaemonHooks>.fromOpaque(cls).takeUnretainedValue()
     let key = UInt(bitPattern: Int(bitPattern: connection))
     if code == .CONNECTION_NOTIFY_STARTED {
-        let tracked = core.connections.opened(key, fd: twobits_mhd_connection_fd(connection),
+        let tracked = daemon.connections.opened(key, fd: twobits_mhd_connection_fd(connection),
                                                 ip: twobits_mhd_ipv4(twobits_mhd_client_address(connection)))
         socketContext.pointee = Unmanaged.passUnretained(tracked).toOpaque()
     } else {
         // MHD closes the socket only after this returns.
-        core.connections.closed(key)
+        daemon.connections.closed(key)
         socketContext.pointee = nil
     }
 }
@@ -35,7 +35,7 @@ let connectionNotifier: twobits_mhd_notify_connection_fn = { cls, connection, so
 /// What this returns becomes the request's context pointer (`con_cls`).
 let requestLineHandler: twobits_mhd_uri_log_fn = { cls, uri, connection in
     guard let cls, let connection else { return nil }
-    let daemon = Unmanaged<LoopDaemon>.fromOpaque(cls).takeUnretainedValue()
+    let daemon = Unmanaged<DaemonHooks>.fromOpaque(cls).takeUnretainedValue()
     let target = uri.map { String(cString: $0) } ?? ""
     if let uri, let mark = strchr(uri, Int32(UInt8(ascii: "?"))) {
         // The bytes are MHD's own read buffer (writable); MHD parses the query from here after we return.
@@ -43,98 +43,21 @@ let requestLineHandler: twobits_mhd_uri_log_fn = { cls, uri, connection in
     }
     let tracked = twobits_mhd_socket_context(connection).map { Unmanaged<ConnectionTracker.Connection>.fromOpaque($0).takeUnretainedValue() }
     tracked?.headChecked = false
-    return Unmanaged.passRetained(RequestContext(connection: connection, target: target, tracked: tracked, daemon: daemon)).toOpaque()
+    return daemon.openExchange(connection: connection, target: target, tracked: tracked)
 }
 
 let accessHandler: twobits_mhd_access_fn = { cls, connection, url, method, version, uploadData, uploadSize, conCls in
     guard let cls, let connection, let conCls, let uploadSize else { return .NO }
-    let daemon = Unmanaged<LoopDaemon>.fromOpaque(cls).takeUnretainedValue()
-    let core = daemon.core
-    if conCls.pointee == nil {
-        let tracked = twobits_mhd_socket_context(connection).map { Unmanaged<ConnectionTracker.Connection>.fromOpaque($0).takeUnretainedValue() }
-        let target = url.map { String(cString: $0) } ?? "/"
-        conCls.pointee = Unmanaged.passRetained(RequestContext(connection: connection, target: target, tracked: tracked, daemon: daemon)).toOpaque()
-    }
-    guard let raw = conCls.pointee else { return .NO }
-    let context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
-
-    if context.head == nil && context.refusal == nil && !context.answered {
-        // First call: only the request line and headers are known.
-        switch core.checkHead(connection: connection, url: url, method: method, version: version, context: context) {
-        case .refuse(let request, let response):
-            context.answered = true
-            context.tracked?.received()
-            core.onAnswered?(request, response, ContinuousClock.now - context.started)
-            return queue(response, on: connection)
-        case .refuseWithoutBody(let response):
-            context.refusal = response
-            return .YES
-        case .accept:
-            return .YES
-        }
-    }
-
-    if uploadSize.pointee > 0 {
-        let size = uploadSize.pointee
-        if !context.answered && !context.bodyTooLarge && context.refusal == nil {
-            if context.body.count + size > core.configuration.maxBodyBytes {
-                context.bodyTooLarge = true
-                context.body = Data()
-            } else if let uploadData {
-                context.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: size)
-            }
-        }
-        uploadSize.pointee = 0
-        return .YES
-    }
-    if context.answered { return .YES }
-
-    if context.dispatched {
-        // Called again after resume: queue what the Swift side produced.
-        guard let response = context.response else { return .YES }
-        context.answered = true
-        if response.dropConnection { return .NO }
-        return queue(response, on: connection)
-    }
-
-    // Final call: the whole request has arrived.
-    context.tracked?.received()
-    var request = context.head ?? ServerRequest(method: method.map { String(cString: $0) } ?? "GET", path: context.target)
-    if let refusal = context.refusal {
-        context.answered = true
-        core.onAnswered?(request, refusal, ContinuousClock.now - context.started)
-        return queue(refusal, on: connection)
-    }
-    context.dispatched = true
-    request.body = context.body
-    context.body = Data()
-    if context.bodyTooLarge {
-        context.answered = true
-        let response = core.oversizedBody(request)
-        core.onAnswered?(request, response, ContinuousClock.now - context.started)
-        return queue(response, on: connection)
-    }
-    MHD_suspend_connection(connection)
-    daemon.dispatch(request, context: context)
-    return .YES
+    return Unmanaged<DaemonHooks>.fromOpaque(cls).takeUnretainedValue()
+        .access(connection: connection, url: url, method: method, version: version, uploadData: uploadData, uploadSize: uploadSize, conCls: conCls)
 }
 
-let completedHandler: twobits_mhd_completed_fn = { _, connection, conCls, _ in
+let completedHandler: twobits_mhd_completed_fn = { cls, connection, conCls, _ in
     // A kept-alive connection now waits for its next request: its receive deadline starts again.
     if let connection, let tracked = twobits_mhd_socket_context(connection) {
         Unmanaged<ConnectionTracker.Connection>.fromOpaque(tracked).takeUnretainedValue().awaitNextRequest()
     }
-    guard let conCls, let raw = conCls.pointee else { return }
-    Unmanaged<RequestContext>.fromOpaque(raw).release()
+    guard let cls, let conCls, let raw = conCls.pointee else { return }
+    Unmanaged<DaemonHooks>.fromOpaque(cls).takeUnretainedValue().closeExchange(raw)
     conCls.pointee = nil
-}
-
-private func queue(_ response: ServerResponse, on connection: OpaquePointer) -> MHD_Result {
-    let mhdResponse: OpaquePointer? = response.body.withUnsafeBytes { raw in
-        MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
-    }
-    guard let mhdResponse else { return .NO }
-    defer { MHD_destroy_response(mhdResponse) }
-    for (name, value) in response.headers { MHD_add_response_header(mhdResponse, name, value) }
-    return LibraryAnswers.queue(connection, status: response.status, mhdResponse)
 }

@@ -13,17 +13,21 @@ import Locking
 /// accepted it. An awaiting request holds no thread, and every request has a deadline because a
 /// suspended connection never times out by itself; its socket is watched meanwhile, so a client that hangs
 /// up has its handler's task cancelled as the deadline would.
-public final class HTTPServer: Sendable {
-    public typealias Handler = @Sendable (ServerRequest) async -> ServerResponse
+///
+/// Generic over its owner's per-request context (as Hummingbird's `Router<Context>`): `makeContext` makes
+/// one from each request's head, the head check fills it in, and the handler, the server's own answers and
+/// `onAnswered` receive it typed. An owner with nothing to carry uses `HTTPServer<Void>`.
+public final class HTTPServer<Context: Sendable>: Sendable {
+    public typealias Handler = @Sendable (ServerRequest, Context) async -> ServerResponse
 
     /// What the daemons need of the server (they hold it, not the server).
-    let core: ServerCore
+    let core: ServerCore<Context>
     public var configuration: HTTPServerConfiguration { core.configuration }
 
     private let givenGroup: EventLoopGroup?
     private let state = Lock<State>(State())
     private struct State {
-        var daemons: [LoopDaemon] = []
+        var daemons: [LoopDaemon<Context>] = []
         var ownGroup: EventLoopGroup?
         /// The receive scan re-arms itself while this holds (set at start, cleared by shutdown).
         var scanning = false
@@ -41,6 +45,8 @@ public final class HTTPServer: Sendable {
     /// - Parameters:
     ///   - group: the event loops to serve on, one daemon each; nil starts `configuration.threads` loops
     ///     of the server's own (stopped by `shutdown`).
+    ///   - makeContext: the owner's context for a request, from its head (no body, no query yet), before
+    ///     any check answers it.
     ///   - oversizedBody: the answer when a body is over `maxBodyBytes` (the request carries no body).
     ///   - deadlineExpired: the answer when a handler has not finished within the deadline.
     ///   - shuttingDown: the answer to requests still running when the shutdown grace period ends.
@@ -49,23 +55,26 @@ public final class HTTPServer: Sendable {
     ///   - refused: the answer to a request the edge refuses (framing, NUL bytes, sizes); it is sent
     ///     with `Connection: close`. The default is the JSON error envelope.
     ///   - headCheck: decides from the request line and headers alone (the request has no body yet):
-    ///     an answer refuses the request before any body byte is read, nil lets it through. It may set
-    ///     `request.context`, which the handler and the server's own answers then see.
-    ///   - onAnswered: called once per request with the answer actually sent (for logs and metrics).
+    ///     an answer refuses the request before any body byte is read, nil lets it through. What it sets
+    ///     in the context, the handler and the server's own answers then see. Every answer closure may
+    ///     change the context too (a label for the log), and `onAnswered` sees it so.
+    ///   - onAnswered: called once per request with its context and the answer actually sent (for logs
+    ///     and metrics).
     ///   - onReceiveTimeouts: called with how many connections a receive scan just closed (slow clients).
     public init(configuration: HTTPServerConfiguration,
                 group: EventLoopGroup? = nil,
-                oversizedBody: @escaping @Sendable (ServerRequest) -> ServerResponse = { _ in .text(413, "Payload Too Large") },
-                deadlineExpired: @escaping @Sendable (ServerRequest) -> ServerResponse = { _ in .text(503, "Service Unavailable") },
-                shuttingDown: @escaping @Sendable (ServerRequest) -> ServerResponse = { _ in .text(503, "Service Unavailable") },
-                clientHungUp: @escaping @Sendable (ServerRequest) -> ServerResponse = { _ in .text(499, "Client Closed Request") },
-                refused: @escaping @Sendable (HTTPRefusal, ServerRequest) -> ServerResponse = { refusal, _ in refusal.response },
-                headCheck: (@Sendable (inout ServerRequest) -> ServerResponse?)? = nil,
-                onAnswered: (@Sendable (ServerRequest, ServerResponse, Duration) -> Void)? = nil,
+                makeContext: @escaping @Sendable (ServerRequest) -> Context,
+                oversizedBody: @escaping @Sendable (ServerRequest, inout Context) -> ServerResponse = { _, _ in .text(413, "Payload Too Large") },
+                deadlineExpired: @escaping @Sendable (ServerRequest, inout Context) -> ServerResponse = { _, _ in .text(503, "Service Unavailable") },
+                shuttingDown: @escaping @Sendable (ServerRequest, inout Context) -> ServerResponse = { _, _ in .text(503, "Service Unavailable") },
+                clientHungUp: @escaping @Sendable (ServerRequest, inout Context) -> ServerResponse = { _, _ in .text(499, "Client Closed Request") },
+                refused: @escaping @Sendable (HTTPRefusal, ServerRequest, inout Context) -> ServerResponse = { refusal, _, _ in refusal.response },
+                headCheck: (@Sendable (ServerRequest, inout Context) -> ServerResponse?)? = nil,
+                onAnswered: (@Sendable (ServerRequest, Context, ServerResponse, Duration) -> Void)? = nil,
                 onReceiveTimeouts: (@Sendable (Int) -> Void)? = nil,
                 handler: @escaping Handler) {
         self.givenGroup = group
-        core = ServerCore(configuration: configuration, handler: handler, oversizedBody: oversizedBody,
+        core = ServerCore(configuration: configuration, makeContext: makeContext, handler: handler, oversizedBody: oversizedBody,
                           deadlineExpired: deadlineExpired, shuttingDown: shuttingDown, clientHungUp: clientHungUp, onAnswered: onAnswered,
                           refused: refused, headCheck: headCheck, onReceiveTimeouts: onReceiveTimeouts)
     }
@@ -110,7 +119,7 @@ public final class HTTPServer: Sendable {
         let limits = twobits_mhd_limits(connection_limit: UInt32(maxConnections + 1),
                                         connection_timeout_s: UInt32(configuration.connectionTimeoutSeconds),
                                         memory_limit: configuration.connectionMemoryBytes)
-        var daemons: [LoopDaemon] = []
+        var daemons: [LoopDaemon<Context>] = []
         var port = configuration.port
         for loop in group.loops {
             let daemon = LoopDaemon(core: core, loop: loop)
@@ -157,7 +166,7 @@ public final class HTTPServer: Sendable {
     /// the rest with `shuttingDown` and cancels them, writes every answer, and stops the daemons (and
     /// the loops, when they are the server's own).
     public func shutdown(graceMilliseconds: Int = 5_000) async {
-        let (daemons, ownGroup) = state.withLock { s -> ([LoopDaemon], EventLoopGroup?) in
+        let (daemons, ownGroup) = state.withLock { s -> ([LoopDaemon<Context>], EventLoopGroup?) in
             defer { s.daemons = []; s.ownGroup = nil; s.scanning = false }
             return (s.daemons, s.ownGroup)
         }
@@ -165,7 +174,7 @@ public final class HTTPServer: Sendable {
         let core = self.core
         for daemon in daemons { await daemon.loop.submit { daemon.quiesce() } }
         if !(await core.tasks.waitUntilIdle(timeout: .milliseconds(max(0, graceMilliseconds)), timerLoop: first.loop)) {
-            for daemon in daemons { await daemon.loop.submit { daemon.answerAll { core.shuttingDown($0) } } }
+            for daemon in daemons { await daemon.loop.submit { daemon.answerAll { core.shuttingDown($0, &$1) } } }
             // Cancelled handlers stop at their next check; one that ignores cancellation is not waited for long.
             _ = await core.tasks.waitUntilIdle(timeout: .seconds(1), timerLoop: first.loop)
         }

@@ -7,9 +7,9 @@ import FoundationEssentials
 /// is called on the loop when it is ready, and the requests it suspends are handled by tasks on the
 /// same loop. Everything here runs on that loop's thread.
 // Unchecked: its `var`s (the MHD daemon, its descriptors) are touched only on its loop's thread.
-final class LoopDaemon: @unchecked Sendable {
+final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
     /// Held strongly: the core outlives a dropped `HTTPServer` for as long as a daemon or callback needs it.
-    let core: ServerCore
+    let core: ServerCore<Context>
     let loop: EventLoop
     private var daemon: OpaquePointer?
     private var epollFD: Int32 = -1
@@ -20,8 +20,9 @@ final class LoopDaemon: @unchecked Sendable {
     private var pending: [ObjectIdentifier: PendingRequest] = [:]
 
     private struct PendingRequest {
-        let context: RequestContext
+        let exchange: ConnectionExchange<Context>
         let request: ServerRequest
+        let context: Context
         let deadline: LoopTimer
         /// The handler's task, cancelled when the deadline, a hang-up or shutdown answers first so its work stops.
         let task: Task<Void, Never>
@@ -29,9 +30,25 @@ final class LoopDaemon: @unchecked Sendable {
         let socket: Int32
     }
 
-    init(core: ServerCore, loop: EventLoop) {
+    init(core: ServerCore<Context>, loop: EventLoop) {
         self.core = core
         self.loop = loop
+        super.init(connections: core.connections)
+    }
+
+    override func openExchange(connection: OpaquePointer, target: String, tracked: ConnectionTracker.Connection?) -> UnsafeMutableRawPointer {
+        Unmanaged.passRetained(ConnectionExchange(connection: connection, target: target, tracked: tracked, daemon: self)).toOpaque()
+    }
+
+    override func access(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+                         uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
+                         conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
+        handleAccess(connection: connection, url: url, method: method, version: version, uploadData: uploadData,
+                     uploadSize: uploadSize, conCls: conCls)
+    }
+
+    override func closeExchange(_ raw: UnsafeMutableRawPointer) {
+        Unmanaged<ConnectionExchange<Context>>.fromOpaque(raw).release()
     }
 
     /// Binds and starts watching; returns the bound port, nil when the address cannot be bound.
@@ -90,8 +107,8 @@ final class LoopDaemon: @unchecked Sendable {
     /// get its work done, Apple's write included, up to the deadline. The watch costs one `epoll_ctl` add
     /// and one delete per dispatched request (a few µs), and no wake unless the client hangs up: it asks for
     /// EPOLLRDHUP only, so a pipelining client's next request waits in the socket as before.
-    func dispatch(_ request: ServerRequest, context: RequestContext) {
-        let key = ObjectIdentifier(context)
+    func dispatch(_ request: ServerRequest, _ context: Context, exchange: ConnectionExchange<Context>) {
+        let key = ObjectIdentifier(exchange)
         let handler = core.handler
         let tasks = core.tasks
         tasks.started()
@@ -101,16 +118,16 @@ final class LoopDaemon: @unchecked Sendable {
         let request = timed
         let deadline = loop.schedule(in: limit) { [weak self] in self?.expire(key) }
         let task = Task(executorPreference: loop) { [self] in
-            let response = await handler(request)
+            let response = await handler(request, context)
             if loop.inLoop { handlerFinished(key, response) } else { loop.execute { self.handlerFinished(key, response) } }
             tasks.ended()
         }
-        let socket = core.configuration.cancelsOnHangUp ? context.tracked?.fd ?? twobits_mhd_connection_fd(context.connection) : -1
+        let socket = core.configuration.cancelsOnHangUp ? exchange.tracked?.fd ?? twobits_mhd_connection_fd(exchange.connection) : -1
         if socket >= 0 {
             loop.watch(socket, for: .hangup) { [weak self] _ in self?.hungUp(key, socket: socket) }
         }
         // The task's first step runs after this returns (it is queued on this loop), so the entry is there.
-        pending[key] = PendingRequest(context: context, request: request, deadline: deadline, task: task, socket: socket)
+        pending[key] = PendingRequest(exchange: exchange, request: request, context: context, deadline: deadline, task: task, socket: socket)
     }
 
     /// Takes a request out of the pending ones: its deadline timer is cancelled and its socket no longer
@@ -125,13 +142,15 @@ final class LoopDaemon: @unchecked Sendable {
 
     private func handlerFinished(_ key: ObjectIdentifier, _ response: ServerResponse) {
         guard let entry = settle(key) else { return } // the deadline or a hang-up answered first
-        core.answer(entry.request, with: response, context: entry.context)
+        core.answer(entry.request, entry.context, with: response, exchange: entry.exchange)
     }
 
     private func expire(_ key: ObjectIdentifier) {
         guard let entry = settle(key) else { return }
         // Answer first: a cancelled handler returns at once, and its answer must not win.
-        core.answer(entry.request, with: core.deadlineExpired(entry.request), context: entry.context)
+        var context = entry.context
+        let response = core.deadlineExpired(entry.request, &context)
+        core.answer(entry.request, context, with: response, exchange: entry.exchange)
         entry.task.cancel()
     }
 
@@ -143,17 +162,20 @@ final class LoopDaemon: @unchecked Sendable {
     private func hungUp(_ key: ObjectIdentifier, socket: Int32) {
         // Only a hang-up of this request's connection, as the kernel sees it now.
         guard pending[key]?.socket == socket, EventLoop.peerHungUp(socket), let entry = settle(key) else { return }
-        var response = core.clientHungUp(entry.request)
+        var context = entry.context
+        var response = core.clientHungUp(entry.request, &context)
         response.dropConnection = true
-        core.answer(entry.request, with: response, context: entry.context)
+        core.answer(entry.request, context, with: response, exchange: entry.exchange)
         entry.task.cancel()
     }
 
-    /// Answers every request still running with `response(request)` and cancels its handler.
-    func answerAll(_ response: (ServerRequest) -> ServerResponse) {
+    /// Answers every request still running with `response(request, &context)` and cancels its handler.
+    func answerAll(_ response: (ServerRequest, inout Context) -> ServerResponse) {
         for key in Array(pending.keys) {
             guard let entry = settle(key) else { continue }
-            core.answer(entry.request, with: response(entry.request), context: entry.context)
+            var context = entry.context
+            let answer = response(entry.request, &context)
+            core.answer(entry.request, context, with: answer, exchange: entry.exchange)
             entry.task.cancel()
         }
     }
@@ -168,7 +190,7 @@ final class LoopDaemon: @unchecked Sendable {
     /// resumed by then: MHD forbids stopping with one suspended) and closes the listening socket.
     func stop() {
         guard let daemon else { return }
-        answerAll { core.shuttingDown($0) }
+        answerAll { core.shuttingDown($0, &$1) }
         for _ in 0..<16 {
             MHD_run(daemon)
             if twobits_mhd_timeout(daemon) != 0 { break }

@@ -6,16 +6,17 @@ import FoundationEssentials
 /// The daemons hold the core, never the `HTTPServer` the owner holds: so an owner that drops its server
 /// without `shutdown()` (a test that failed half-way) frees it, and the server's `deinit` stops the
 /// daemons on their loops, with nothing left that reads the freed server.
-final class ServerCore: Sendable {
+final class ServerCore<Context: Sendable>: Sendable {
     let configuration: HTTPServerConfiguration
-    let handler: HTTPServer.Handler
-    let oversizedBody: @Sendable (ServerRequest) -> ServerResponse
-    let deadlineExpired: @Sendable (ServerRequest) -> ServerResponse
-    let shuttingDown: @Sendable (ServerRequest) -> ServerResponse
-    let clientHungUp: @Sendable (ServerRequest) -> ServerResponse
-    let onAnswered: (@Sendable (ServerRequest, ServerResponse, Duration) -> Void)?
-    let refused: @Sendable (HTTPRefusal, ServerRequest) -> ServerResponse
-    let headCheck: (@Sendable (inout ServerRequest) -> ServerResponse?)?
+    let makeContext: @Sendable (ServerRequest) -> Context
+    let handler: HTTPServer<Context>.Handler
+    let oversizedBody: @Sendable (ServerRequest, inout Context) -> ServerResponse
+    let deadlineExpired: @Sendable (ServerRequest, inout Context) -> ServerResponse
+    let shuttingDown: @Sendable (ServerRequest, inout Context) -> ServerResponse
+    let clientHungUp: @Sendable (ServerRequest, inout Context) -> ServerResponse
+    let onAnswered: (@Sendable (ServerRequest, Context, ServerResponse, Duration) -> Void)?
+    let refused: @Sendable (HTTPRefusal, ServerRequest, inout Context) -> ServerResponse
+    let headCheck: (@Sendable (ServerRequest, inout Context) -> ServerResponse?)?
     let onReceiveTimeouts: (@Sendable (Int) -> Void)?
     /// Open connections and their receive deadlines, over every loop; also the per-IP and global caps.
     let connections = ConnectionTracker()
@@ -23,16 +24,18 @@ final class ServerCore: Sendable {
     let tasks = HandlerTasks()
 
     init(configuration: HTTPServerConfiguration,
-         handler: @escaping HTTPServer.Handler,
-         oversizedBody: @escaping @Sendable (ServerRequest) -> ServerResponse,
-         deadlineExpired: @escaping @Sendable (ServerRequest) -> ServerResponse,
-         shuttingDown: @escaping @Sendable (ServerRequest) -> ServerResponse,
-         clientHungUp: @escaping @Sendable (ServerRequest) -> ServerResponse,
-         onAnswered: (@Sendable (ServerRequest, ServerResponse, Duration) -> Void)?,
-         refused: @escaping @Sendable (HTTPRefusal, ServerRequest) -> ServerResponse,
-         headCheck: (@Sendable (inout ServerRequest) -> ServerResponse?)?,
+         makeContext: @escaping @Sendable (ServerRequest) -> Context,
+         handler: @escaping HTTPServer<Context>.Handler,
+         oversizedBody: @escaping @Sendable (ServerRequest, inout Context) -> ServerResponse,
+         deadlineExpired: @escaping @Sendable (ServerRequest, inout Context) -> ServerResponse,
+         shuttingDown: @escaping @Sendable (ServerRequest, inout Context) -> ServerResponse,
+         clientHungUp: @escaping @Sendable (ServerRequest, inout Context) -> ServerResponse,
+         onAnswered: (@Sendable (ServerRequest, Context, ServerResponse, Duration) -> Void)?,
+         refused: @escaping @Sendable (HTTPRefusal, ServerRequest, inout Context) -> ServerResponse,
+         headCheck: (@Sendable (ServerRequest, inout Context) -> ServerResponse?)?,
          onReceiveTimeouts: (@Sendable (Int) -> Void)?) {
         self.configuration = configuration
+        self.makeContext = makeContext
         self.handler = handler
         self.oversizedBody = oversizedBody
         self.deadlineExpired = deadlineExpired
@@ -46,7 +49,7 @@ final class ServerCore: Sendable {
 
     /// Delivers the first answer for a suspended request (on its loop); later ones (a handler finishing
     /// after its deadline) are dropped, so logs and metrics see exactly what the client got.
-    func answer(_ request: ServerRequest, with response: ServerResponse, context: RequestContext) {
-        if context.finish(response) { onAnswered?(request, response, ContinuousClock.now - context.started) }
+    func answer(_ request: ServerRequest, _ context: Context, with response: ServerResponse, exchange: ConnectionExchange<Context>) {
+        if exchange.finish(response) { onAnswered?(request, context, response, ContinuousClock.now - exchange.started) }
     }
 }

@@ -7,7 +7,8 @@ import WireFormats
 /// one log line and the request metrics, all reading one typed `RequestContext`.
 ///
 /// The stages that need no body (routing, authentication, media type) run in the server's head check,
-/// before any body byte is read; their context travels with the request, so the route is matched once.
+/// before any body byte is read; the server (an `HTTPServer<RequestContext>`) carries their context on to
+/// the handler, its own answers and the access log, typed, so the route is matched once.
 /// The rest (rate limits) run when the whole request has arrived, just before the controller.
 struct RequestPipeline: Sendable {
     let beforeBody: [any RequestStage]
@@ -24,9 +25,7 @@ struct RequestPipeline: Sendable {
     }
 
     /// The server's head check: runs the stages that need no body; an answer refuses the request.
-    func head(_ request: inout ServerRequest) -> ServerResponse? {
-        var context = newContext(for: request)
-        defer { request.context = context }
+    func head(_ request: ServerRequest, _ context: inout RequestContext) -> ServerResponse? {
         do throws(APIError) {
             for stage in beforeBody { try stage.admit(request, &context) }
             return nil
@@ -36,13 +35,12 @@ struct RequestPipeline: Sendable {
     }
 
     /// The server's handler: the remaining stages, then the controller.
-    func handle(_ request: ServerRequest) async -> ServerResponse {
-        let admitted = request.context as? RequestContext
-        var context = admitted ?? newContext(for: request)
+    /// The context is the one the head check filled in (the server runs it on every request it hands here).
+    func handle(_ request: ServerRequest, _ admitted: RequestContext) async -> ServerResponse {
+        var context = admitted
         context.deadline = request.deadline
         let response: ServerResponse
         do throws(APIError) {
-            if admitted == nil { for stage in beforeBody { try stage.admit(request, &context) } }
             for stage in beforeHandler { try stage.admit(request, &context) }
             guard let entry = context.entry else { throw .notFound }
             var http = request
@@ -67,41 +65,39 @@ struct RequestPipeline: Sendable {
         return framed(error.response, context)
     }
 
-    /// Every answer carries the request id, and its context for the access log; and `Cache-Control:
+    /// Every answer carries the request id; and `Cache-Control:
     /// no-store` unless its route chose otherwise (only the JWKS is cacheable): tokens, debug secrets and
     /// admin data must never sit in a shared or browser cache, and one default leaves no route out.
     func framed(_ response: ServerResponse, _ context: RequestContext) -> ServerResponse {
         var response = response
         if response.header("Cache-Control") == nil { response.headers.append(("Cache-Control", "no-store")) }
         response.headers.append(("X-Request-Id", context.requestID))
-        response.context = context
         return response
     }
 
-    /// The context of a request answered by the server itself (deadline, shutdown, oversized, refused):
-    /// the one the head check made when there is one (same request id), labelled by what answered.
-    func context(of request: ServerRequest, answeredBy label: String) -> RequestContext {
-        var context = request.context as? RequestContext ?? newContext(for: request)
+    /// An answer the server gives itself (deadline, shutdown, oversized, refused, hang-up), framed with the
+    /// request's context (same request id), which is labelled by what answered for the access log.
+    func framed(_ response: ServerResponse, _ context: inout RequestContext, answeredBy label: String) -> ServerResponse {
         context.route = label
-        return context
+        return framed(response, context)
     }
 
-    private func newContext(for request: ServerRequest) -> RequestContext {
+    /// The context the server makes from each request's head, before any check answers it.
+    func newContext(for request: ServerRequest) -> RequestContext {
         RequestContext(requestID: Self.requestID(from: request))
     }
 
     /// One log line and the request counter, for the answer the client actually got.
-    func record(_ http: ServerRequest, _ response: ServerResponse, elapsed: Duration) {
-        let context = response.context as? RequestContext
-        let route = context?.route ?? "unrouted"
+    func record(_ http: ServerRequest, _ context: RequestContext, _ response: ServerResponse, elapsed: Duration) {
+        let route = context.route
         let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         metrics.increment(.httpRequests, route, String(response.status))
         metrics.observe(.httpRequestSeconds, route, value: milliseconds / 1000)
         logger.log(response.status >= 500 ? .error : .info, "request", ordered: [ // sorted by name
-            "client": .string(context?.clientName ?? "-"),
+            "client": .string(context.clientName),
             "duration_ms": .double((milliseconds * 1000).rounded() / 1000),
             "method": .string(http.method),
-            "request_id": .string(context?.requestID ?? response.header("X-Request-Id") ?? "-"),
+            "request_id": .string(context.requestID),
             "route": .string(route),
             "status": .int(response.status),
         ])

@@ -1,18 +1,23 @@
 import CMicroHTTPD
 import FoundationEssentials
 
-/// Per-request state that libmicrohttpd keeps for us in `con_cls` between calls of the access handler.
+/// One request and its answer on a connection: what libmicrohttpd keeps for us in `con_cls` from the
+/// request line to the completion notice, between calls of the access handler (the target, the head,
+/// the body so far, how far the exchange has got, and the answer that resumes the suspended connection).
 /// Touched only on the thread of the loop whose daemon owns the connection.
 // Unchecked: libmicrohttpd calls back for a connection only on its daemon's loop thread, the only one touching this.
-final class RequestContext: @unchecked Sendable {
+final class ConnectionExchange<Context: Sendable>: @unchecked Sendable {
     /// The request target (path and query) exactly as received.
     let target: String
     /// The connection this request arrives on, for the receive deadline.
     let tracked: ConnectionTracker.Connection?
     /// The daemon (and so the loop) the connection belongs to.
-    unowned let daemon: LoopDaemon
+    unowned let daemon: LoopDaemon<Context>
     /// The request without its body, once the headers have passed the edge checks.
     var head: ServerRequest?
+    /// The owner's context, made with the head and filled in by its head check; the handler and every
+    /// answer of this request see it.
+    var context: Context?
     /// The answer for a refused request without a body, given at the final call so the connection stays open.
     var refusal: ServerResponse?
     var body = Data()
@@ -26,7 +31,7 @@ final class RequestContext: @unchecked Sendable {
     /// hang-up (an answer that drops the connection), or shutdown.
     private(set) var response: ServerResponse?
 
-    init(connection: OpaquePointer, target: String, tracked: ConnectionTracker.Connection?, daemon: LoopDaemon) {
+    init(connection: OpaquePointer, target: String, tracked: ConnectionTracker.Connection?, daemon: LoopDaemon<Context>) {
         self.connection = connection
         self.target = target
         self.tracked = tracked
