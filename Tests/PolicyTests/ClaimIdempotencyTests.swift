@@ -6,48 +6,42 @@ import Ledger
 import SQLiteLedger
 import Testing
 
-/// The hooks the HTTP layer's idempotency uses: `beforeWrite` records the intent before Apple's update,
-/// and `resuming` recognises a claim an interrupted attempt already wrote.
-@Suite("Claim idempotency hooks")
+/// The two steps the claim use case's idempotency takes: `prepareClaim` reads and decides, stopping one Apple
+/// write away (the use case records its intent there), `writeClaim` writes; `resuming` recognises a claim an
+/// interrupted attempt already wrote.
+@Suite("Claim idempotency steps")
 struct ClaimIdempotencyTests {
     static func roles(_ m: YearMonth) -> PolicyConfiguration {
         PolicyConfiguration(layout: .roles(bit0: .promotion, bit1: .ban), promotions: [promotion("spring", m, from: -1, to: nil)])
     }
 
-    struct HookCall: Sendable, Equatable {
-        let intent: String
-        let updatesBefore: Int
+    /// The write a prepared claim stops at; records an issue when the step is anything else.
+    static func write(_ step: ClaimStep) -> ClaimWrite? {
+        guard case .write(let write) = step else { Issue.record("expected a write, got \(step)"); return nil }
+        return write
     }
 
-    @Test func beforeWriteIsCalledOnceJustBeforeTheWrite() async throws {
+    @Test func prepareClaimStopsJustBeforeAppleAndWriteClaimWrites() async throws {
         try await withPolicy(Self.roles) { h in
             let d = try h.newDevice()
-            let calls = Box<[HookCall]>([])
-            let sandbox = h.sandbox, id = d.id
-            let outcome = try await h.policy.claim("spring", token: d.token, client: "marketing", beforeWrite: { (intent: String) throws(PolicyError) in
-                let updates = sandbox.device(id)?.updates ?? -1
-                calls.update { $0.append(HookCall(intent: intent, updatesBefore: updates)) }
-            })
+            let write = try #require(Self.write(try await h.policy.prepareClaim("spring", token: d.token, client: "marketing")))
+            #expect(h.sandbox.device(d.id)?.updates == 0, "nothing written before writeClaim")
+            #expect(try h.audit().isEmpty)
+            #expect(write.intent.contains("promotion.claim spring bit0"))
+            #expect(write.intent.contains(String(ReferenceSHA256.hex(d.token.base64).prefix(12))))
+            #expect(!write.intent.contains(d.token.base64.prefix(32)))
+            let outcome = try await h.policy.writeClaim(write)
             #expect(outcome.transactionID != nil)
-            let recorded = calls.current
-            try #require(recorded.count == 1)
-            #expect(recorded[0].updatesBefore == 0, "the hook runs before Apple's update")
+            #expect(outcome.claimedMonth == h.month)
             #expect(try h.state(d.id).updates == 1)
-            #expect(recorded[0].intent.contains("promotion.claim spring bit0"))
-            #expect(recorded[0].intent.contains(String(ReferenceSHA256.hex(d.token.base64).prefix(12))))
-            #expect(!recorded[0].intent.contains(d.token.base64.prefix(32)))
         }
     }
 
-    @Test func aThrowingBeforeWriteStopsTheClaimBeforeAnythingIsWritten() async throws {
+    @Test func aPreparedClaimNotWrittenLeavesNothingWritten() async throws {
         try await withPolicy(Self.roles) { h in
             let d = try h.newDevice()
-            let f = await failure {
-                try await h.policy.claim("spring", token: d.token, client: "marketing", beforeWrite: { (_: String) throws(PolicyError) in
-                    throw .storage(StorageError("disk full"))
-                })
-            }
-            #expect(f == .storage("disk full"))
+            // The use case does not go on when it cannot record its intent.
+            _ = try #require(Self.write(try await h.policy.prepareClaim("spring", token: d.token, client: "marketing")))
             #expect(try h.query(d.id) == .neverSet)
             #expect(h.calls(.update) == 0)
             #expect(try h.audit().isEmpty)
@@ -57,18 +51,16 @@ struct ClaimIdempotencyTests {
         }
     }
 
-    @Test func beforeWriteIsNotCalledWhenTheClaimIsRefused() async throws {
+    @Test func aRefusedClaimStopsBeforeAnyWrite() async throws {
         try await withPolicy(Self.roles) { h in
-            let calls = Box(0)
-            let hook: @Sendable (String) throws(PolicyError) -> Void = { _ in calls.update { $0 += 1 } }
             let claimed = try h.newDevice()
             h.sandbox.seed(claimed.id, bits: bits(1, 0), lastUpdated: h.month)
             let banned = try h.newDevice()
             h.sandbox.seed(banned.id, bits: bits(0, 1), lastUpdated: h.month)
-            #expect(await failure { try await h.policy.claim("spring", token: claimed.token, client: "m", beforeWrite: hook) } == .alreadyClaimed(h.month))
-            #expect(await failure { try await h.policy.claim("spring", token: banned.token, client: "m", beforeWrite: hook) } == .deviceBanned)
-            #expect(await failure { try await h.policy.claim("nope", token: banned.token, client: "m", beforeWrite: hook) } == .unknownPromotion("nope"))
-            #expect(calls.current == 0)
+            #expect(await failure { try await h.policy.prepareClaim("spring", token: claimed.token, client: "m") } == .alreadyClaimed(h.month))
+            #expect(await failure { try await h.policy.prepareClaim("spring", token: banned.token, client: "m") } == .deviceBanned)
+            #expect(await failure { try await h.policy.prepareClaim("nope", token: banned.token, client: "m") } == .unknownPromotion("nope"))
+            #expect(h.calls(.update) == 0)
         }
     }
 
@@ -77,11 +69,11 @@ struct ClaimIdempotencyTests {
             let d = try h.newDevice()
             let first = try await h.policy.claim("spring", token: d.token, client: "marketing")
             #expect(first.transactionID != nil)
-            let calls = Box(0)
-            let resumed = try await h.policy.claim("spring", token: try h.token(d.id), client: "marketing", resuming: true,
-                                                   beforeWrite: { (_: String) throws(PolicyError) in calls.update { $0 += 1 } })
+            let step = try await h.policy.prepareClaim("spring", token: try h.token(d.id), client: "marketing", resuming: true)
+            guard case .inPlace(let resumed) = step else { Issue.record("expected the claim in place, got \(step)"); return }
             #expect(resumed == ClaimOutcomeFields(promotionID: "spring", claimedMonth: h.month, transactionID: nil))
-            #expect(calls.current == 0)
+            #expect(try await h.policy.claim("spring", token: try h.token(d.id), client: "marketing", resuming: true)
+                    == ClaimOutcomeFields(promotionID: "spring", claimedMonth: h.month, transactionID: nil))
             #expect(try h.state(d.id).updates == 1)
             #expect(try h.audit().count == 1)
             // Without resuming, the same state is a refusal.
@@ -94,12 +86,10 @@ struct ClaimIdempotencyTests {
             let d = try h.newDevice()
             // An old campaign's claim is not this request's own.
             h.sandbox.seed(d.id, bits: bits(1, 0), lastUpdated: h.month(-3))
-            let calls = Box(0)
-            let outcome = try await h.policy.claim("spring", token: d.token, client: "marketing", resuming: true,
-                                                   beforeWrite: { (_: String) throws(PolicyError) in calls.update { $0 += 1 } })
+            let write = try #require(Self.write(try await h.policy.prepareClaim("spring", token: d.token, client: "marketing", resuming: true)))
+            let outcome = try await h.policy.writeClaim(write)
             #expect(outcome.transactionID?.isEmpty == false)
             #expect(outcome.claimedMonth == h.month)
-            #expect(calls.current == 1)
             #expect(try h.query(d.id) == state(1, 0, h.month))
             #expect(try h.state(d.id).updates == 1)
         }

@@ -10,13 +10,13 @@ struct PolicyCancellationTests {
         try await withPolicy(ClaimIdempotencyTests.roles) { h in
             let d = try h.newDevice()
             let policy = h.policy, token = d.token
-            // The hook runs after Apple's query and just before the write: the task is cancelled there,
-            // as the deadline would cancel it while the query was on the wire.
+            // Between Apple's query and the write (where a keyed claim records its intent) the task is
+            // cancelled, as the deadline would cancel it while the query was on the wire.
             let failure = await Task { () async -> PolicyError? in
                 do throws(PolicyError) {
-                    _ = try await policy.claim("spring", token: token, client: "marketing", beforeWrite: { (_: String) throws(PolicyError) in
-                        withUnsafeCurrentTask { $0?.cancel() }
-                    })
+                    guard case .write(let write) = try await policy.prepareClaim("spring", token: token, client: "marketing") else { return nil }
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    _ = try await policy.writeClaim(write)
                     return nil
                 } catch {
                     return error

@@ -1,4 +1,5 @@
 import DeviceCheckModel
+import HTTPServer
 import Ledger
 import Policy
 import Testing
@@ -19,6 +20,14 @@ import UseCases
     @Test(arguments: policyErrors)
     func aFinalRefusalIsExactlyAnAnswerBelow500(_ error: PolicyError) {
         #expect(error.isFinal == (APIError(error).status < 500), "\(error) → \(APIError(error).status)")
+    }
+
+    /// The claim controller sends a final refusal as the use case rendered and stored it (status and body, as JSON):
+    /// an envelope header of its own (`Retry-After`, `Allow`) would be sent once and never replayed.
+    @Test(arguments: policyErrors.filter(\.isFinal))
+    func aFinalRefusalHasNoHeaderButItsType(_ error: PolicyError) {
+        #expect(APIError(error).response.headers.map(\.0) == ["Content-Type"], "\(error)")
+        #expect(APIError(error).logDetail == nil, "\(error)")
     }
 
     @Test func claimErrorsKeepTheirDocumentedAnswers() {

@@ -32,31 +32,32 @@ struct PromotionController: Sendable {
         try body.allowOnly(["device_token"])
         let token = try body.deviceToken()
         let idempotencyKey = try Self.idempotencyKey(request)
-        // One rendering for the answer sent and the answer stored under the key, so a replay is byte for byte.
-        let render: @Sendable (ClaimVerdict) -> ServerResponse = { Self.answer($0, promotion: id) }
         let result: ClaimResult
         do throws(ClaimError) {
             result = try await claims.claim(ClaimRequest(promotion: id, token: token, client: request.clientName, idempotencyKey: idempotencyKey)) {
-                let response = render($0)
-                return RecordedAnswer(status: response.status, body: response.body)
+                Self.answer($0, promotion: id)
             }
         } catch { throw APIError(error) }
+        // The answer as rendered once and stored under the key: a replay is the same bytes. A final refusal has
+        // no header of its own (`Retry-After` is for 5xx answers, never final).
         switch result {
-        case .claimed(let outcome): return render(.claimed(outcome))
+        case .answered(_, let answer):
+            return ServerResponse(status: answer.status, headers: [("Content-Type", "application/json")], body: answer.body)
         case .replayed(let stored):
             return ServerResponse(status: stored.status, headers: [("Content-Type", "application/json"), ("Idempotent-Replayed", "true")], body: stored.body)
         }
     }
 
     /// The answer to a final verdict: 200 with the claim, or the refusal's error envelope.
-    static func answer(_ verdict: ClaimVerdict, promotion id: String) -> ServerResponse {
+    static func answer(_ verdict: ClaimVerdict, promotion id: String) -> RecordedAnswer {
         switch verdict {
         case .claimed(let outcome):
             // Written directly (the hot route), as JSONEncoder with sorted keys would write it.
-            ServerResponse(status: 200, headers: [("Content-Type", "application/json")],
-                           body: Data((#"{"claimed":true,"claimed_month":""# + outcome.claimedMonth.description + #"","promotion":"#
-                                       + JSONString.quote(id) + "}").utf8))
-        case .refused(let error): APIError(error).response
+            return RecordedAnswer(status: 200, body: Data((#"{"claimed":true,"claimed_month":""# + outcome.claimedMonth.description + #"","promotion":"#
+                                                           + JSONString.quote(id) + "}").utf8))
+        case .refused(let error):
+            let response = APIError(error).response
+            return RecordedAnswer(status: response.status, body: response.body)
         }
     }
 

@@ -1,9 +1,8 @@
-public import Policy
-
-/// A claim that succeeded, now or earlier.
+/// A claim's final answer, rendered once: now, or earlier under the same `Idempotency-Key`.
 public enum ClaimResult: Sendable {
-    /// Claimed by this request (or found in place by its retry).
-    case claimed(ClaimOutcome)
+    /// This request's final verdict (claimed, or refused for good) and its answer as the renderer rendered it:
+    /// the one stored under the key, to send unchanged.
+    case answered(ClaimVerdict, RecordedAnswer)
     /// An earlier request with the same `Idempotency-Key` finished: its answer, to send again unchanged.
     case replayed(RecordedAnswer)
 }

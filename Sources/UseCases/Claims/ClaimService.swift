@@ -11,8 +11,9 @@ import WireFormats
 /// running twin, resume after a crash, record the intent before Apple's write, store the final answer,
 /// give the key back after a transient failure.
 public struct ClaimService: Sendable {
-    /// Renders a final verdict as the answer the client gets. The service stores what it returns under the
-    /// key, and the caller sends what the same function returns, so a replay is the original byte for byte.
+    /// Renders a final verdict as the answer the client gets. The service calls it once per final verdict,
+    /// stores what it returns under the key and hands the same value back to be sent, so a replay is the
+    /// original byte for byte.
     public typealias Renderer = @Sendable (ClaimVerdict) -> RecordedAnswer
 
     let policy: BitPolicy
@@ -62,30 +63,37 @@ public struct ClaimService: Sendable {
             }
         }
 
-        let ledger = self.ledger
         let outcome: ClaimOutcome
         do throws(PolicyError) {
-            outcome = try await policy.claim(id, token: token, client: client, resuming: resuming) { intent throws(PolicyError) in
-                guard let key = idempotencyKey else { return }
-                do throws(StorageError) { try await ledger.recordIntent(client: client, key: key, intent: intent) } catch { throw .storage(error) }
+            switch try await policy.prepareClaim(id, token: token, client: client, resuming: resuming) {
+            case .inPlace(let found):
+                outcome = found
+            case .write(let write):
+                // The key's intent, before Apple's update: unrecorded, nothing is written.
+                if let key = idempotencyKey {
+                    do throws(StorageError) { try await ledger.recordIntent(client: client, key: key, intent: write.intent) } catch { throw .storage(error) }
+                }
+                outcome = try await policy.writeClaim(write)
             }
         } catch {
             events.claim(promotion: id, .refused(error))
-            if let key = idempotencyKey {
-                // Final answers are replayed; transient ones leave the key open for the retry.
-                if error.isFinal {
-                    let answer = render(.refused(error))
-                    do { try await ledger.completeIdempotent(client: client, key: key, status: answer.status, body: answer.body) } catch {
-                        // Not stored: the retry runs the claim again rather than wait on a twin that is gone.
-                        await abandoned.giveBack(client: client, key: key, in: ledger)
-                    }
-                } else { await abandoned.giveBack(client: client, key: key, in: ledger) }
+            // Final answers are replayed; transient ones leave the key open for the retry.
+            guard error.isFinal else {
+                if let key = idempotencyKey { await abandoned.giveBack(client: client, key: key, in: ledger) }
+                throw .refused(error)
             }
-            throw .refused(error)
+            let answer = render(.refused(error))
+            if let key = idempotencyKey {
+                do { try await ledger.completeIdempotent(client: client, key: key, status: answer.status, body: answer.body) } catch {
+                    // Not stored: the retry runs the claim again rather than wait on a twin that is gone.
+                    await abandoned.giveBack(client: client, key: key, in: ledger)
+                }
+            }
+            return .answered(.refused(error), answer)
         }
         events.claim(promotion: id, outcome.transactionID == nil ? .claimedOnRetry : .claimed)
+        let answer = render(.claimed(outcome))
         if let key = idempotencyKey {
-            let answer = render(.claimed(outcome))
             do { try await ledger.completeIdempotent(client: client, key: key, status: answer.status, body: answer.body) } catch {
                 // Apple has written: the answer is the claim, never 503 `storage_unavailable` (which says nothing
                 // was written). The answer is kept and stored once the ledger takes it, so the retry replays it;
@@ -95,7 +103,7 @@ public struct ClaimService: Sendable {
                 }
             }
         }
-        return .claimed(outcome)
+        return .answered(.claimed(outcome), answer)
     }
 
     /// Stores the answers the ledger failed to take (a lock check only, when there are none). The service calls
