@@ -35,7 +35,7 @@ extension BitPolicy {
         bits[promotion.bit] = true
         try await beforeWrite("promotion.claim \(promotion.id) bit\(promotion.bit) -> \(bits) token:\(token.shortDigest)")
         let transaction = try await write(token, bits: bits, before: meaning, audit: AuditEvent(
-            client: client, action: .promotionClaim, subject: promotion.id, result: "ok"))
+            client: client, action: .promotionClaim, subject: promotion.id, result: .ok))
         return ClaimOutcome(promotionID: promotion.id, claimedMonth: month, transactionID: transaction)
     }
 
