@@ -243,6 +243,32 @@ struct HostileStorageTests {
         }
     }
 
+    /// An `unknown` write is settled `ok` only when the device shows the intended bits (typed `Bits`, not their
+    /// text) stamped in the intent's month or later: other bits in the same month, or the intended bits stamped
+    /// a month earlier, settle it `failed`.
+    @Test func anUnknownWriteIsSettledByBothTheBitsAndTheMonthTheDeviceShows() async throws {
+        try await withPolicy(Self.roles) { h in
+            var intents: [(id: String, device: (id: String, token: DeviceToken), expected: AuditResult)] = []
+            for (shown, month, expected) in [(bits(0, 1), h.month, AuditResult.ok), (bits(1, 0), h.month, .failed),
+                                             (bits(0, 1), h.month(-1), .failed)] {
+                let device = try h.newDevice()
+                let id = UUID().uuidString
+                try await h.ledger.recordWriteIntent(WriteIntent(
+                    id: id, tokenPrefix: device.token.shortDigest, bits: "(0,1)", month: h.month.description, successResult: .ok,
+                    event: AuditEvent(client: "admin", action: "ban", bitsBefore: "never-set", bitsAfter: "(0,1)@\(h.month)", result: .pending,
+                                      tokenPrefix: device.token.shortDigest)))
+                _ = h.sandbox.seed(device.id, bits: shown, lastUpdated: month)
+                intents.append((id, device, expected))
+            }
+            #expect(try await h.policy.reconcileInterruptedWrites() == 3)
+            for intent in intents { _ = try await h.policy.setBanned(true, token: intent.device.token, reason: "r", client: "admin") }
+            let events = try h.audit()
+            for intent in intents {
+                #expect(events.first { $0.intentID == intent.id }?.result == intent.expected, "\(intent)")
+            }
+        }
+    }
+
     /// Item 6: readiness proves a write (a read-only ledger is not ready) and notices a file that is no
     /// longer the file at its path.
     @Test(arguments: [Damage.readOnly, .deleted, .replaced])
