@@ -107,10 +107,10 @@ do throws(StorageError) {
         try await measure(mode: mode, operation: "intent", ops: ops) { i throws(StorageError) in
             let id = "\(run)-intent-\(i)"
             let event = AuditEvent(client: "marketing", action: .promotionClaim, subject: "spring", bitsBefore: "never-set",
-                                   bitsAfter: "(1,0)@2026-11", result: "pending", tokenPrefix: "0123456789ab")
+                                   bitsAfter: "(1,0)@2026-11", result: .pending, tokenPrefix: "0123456789ab")
             try await ledger.recordWriteIntent(WriteIntent(id: id, tokenPrefix: "0123456789ab", bits: "(1,0)", month: "2026-11",
-                                                     successResult: "ok", event: event))
-            try await ledger.resolveWriteIntent(id: id, result: "ok", bitsAfter: "(1,0)@2026-11", reason: nil, transactionID: "tx-\(i)")
+                                                     successResult: .ok, event: event))
+            try await ledger.resolveWriteIntent(id: id, result: .ok, bitsAfter: "(1,0)@2026-11", reason: nil, transactionID: "tx-\(i)")
         }
         try await measure(mode: mode, operation: "idempotency", ops: ops) { i throws(StorageError) in
             let key = "\(run)-key-\(i)"

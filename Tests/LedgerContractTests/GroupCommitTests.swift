@@ -130,7 +130,7 @@ struct GroupCommitTests {
             #expect(try other.query("SELECT count(*) AS n FROM audit_events WHERE intent_id = 'intent-3'").first?.int("n") == 1)
             // Resolutions and the read of unsettled intents go through the same commits.
             let settled = await Self.onOneTurn(of: loop, count: 10) { i in
-                try await ledger.resolveWriteIntent(id: "intent-\(i)", result: i < 4 ? "unknown" : "ok", bitsAfter: nil, reason: nil, transactionID: nil)
+                try await ledger.resolveWriteIntent(id: "intent-\(i)", result: i < 4 ? .unknown : .ok, bitsAfter: nil, reason: nil, transactionID: nil)
                 return try await ledger.unknownWriteIntents(tokenPrefix: "abcd1234", limit: 100).count
             }
             #expect(settled.allSatisfy { $0 == 4 }, "\(settled)")

@@ -9,7 +9,7 @@ import Testing
 @Suite("Ledger contract: withdrawing a pending order")
 struct PendingWithdrawalContractTests {
     static let audit: @Sendable (PendingDeviceAction) -> AuditEvent = { order in
-        AuditEvent(at: .ms(5_000), client: "ops", action: .pendingCancelled, subject: order.installID, result: "ok",
+        AuditEvent(at: .ms(5_000), client: "ops", action: .pendingCancelled, subject: order.installID, result: .ok,
                    reason: "\(order.kind.rawValue) ordered by \(order.client) withdrawn")
     }
     let ban = PendingDeviceAction(installID: "a", kind: .ban, reason: "fraud", client: "admin", createdAt: .ms(1_000))

@@ -142,10 +142,10 @@ struct ReplicaTests {
             try await a.recordWriteIntent(AuditAndIntentContractTests.intent("in-flight"))
             let b = try store.openPostgres()
             #expect(try await b.markInterruptedWriteIntents(reason: "restart") == 0)
-            #expect(try await b.auditEvents(limit: 1, before: nil).first?.result == "pending")
+            #expect(try await b.auditEvents(limit: 1, before: nil).first?.result == .pending)
             a.close()
             #expect(try await b.markInterruptedWriteIntents(reason: "restart") == 1)
-            #expect(try await b.auditEvents(limit: 1, before: nil).first?.result == "unknown")
+            #expect(try await b.auditEvents(limit: 1, before: nil).first?.result == .unknown)
         }
     }
 
@@ -154,7 +154,7 @@ struct ReplicaTests {
             let replicas = try (0..<3).map { _ in try store.openPostgres() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for i in 0..<30 {
-                    group.addTask { try await replicas[i % 3].record(AuditEvent(client: "r\(i % 3)", action: "custom.\(i)", result: "ok")) }
+                    group.addTask { try await replicas[i % 3].record(AuditEvent(client: "r\(i % 3)", action: "custom.\(i)", result: .ok)) }
                 }
                 try await group.waitForAll()
             }
@@ -217,12 +217,12 @@ struct ReplicaTests {
             let busy = Task { try await ledger.run { db throws(PostgresError) in try db.query("SELECT pg_sleep(1.5)") } }
             try await Task.sleep(for: .milliseconds(100))
             let start = ContinuousClock.now
-            await #expect(throws: StorageError.self) { try await ledger.record(AuditEvent(client: "c", action: "x", result: "ok")) }
+            await #expect(throws: StorageError.self) { try await ledger.record(AuditEvent(client: "c", action: "x", result: .ok)) }
             let waited = ContinuousClock.now - start
             #expect(waited >= .milliseconds(250) && waited < .milliseconds(900), "\(waited)")
             _ = try await busy.value
             #expect(try await ledger.auditEvents(limit: 10, before: nil).isEmpty, "the refused call wrote nothing")
-            _ = try await ledger.record(AuditEvent(client: "c", action: "x", result: "ok"))
+            _ = try await ledger.record(AuditEvent(client: "c", action: "x", result: .ok))
         }
     }
 
@@ -295,7 +295,7 @@ struct ReplicaTests {
                 #expect(error.message.hasPrefix("PostgreSQL unreachable: "), "\(error.message)")
                 #expect(!error.description.contains(password) && !error.description.contains("postgresql://"))
             }
-            await #expect(throws: StorageError.self) { try await ledger.record(AuditEvent(client: "c", action: "x", result: "ok")) }
+            await #expect(throws: StorageError.self) { try await ledger.record(AuditEvent(client: "c", action: "x", result: .ok)) }
             #expect(ContinuousClock.now - start < .seconds(1))
         }
     }
@@ -318,8 +318,8 @@ struct ReplicaTests {
             while ContinuousClock.now < deadline {
                 let start = ContinuousClock.now
                 do {
-                    _ = try await ledger.record(AuditEvent(client: "c", action: "x", result: "ok"))
-                    _ = try await other.record(AuditEvent(client: "c", action: "x", result: "ok"))
+                    _ = try await ledger.record(AuditEvent(client: "c", action: "x", result: .ok))
+                    _ = try await other.record(AuditEvent(client: "c", action: "x", result: .ok))
                     recovered = true
                     break
                 } catch { #expect(ContinuousClock.now - start < .seconds(1)) }
@@ -337,10 +337,10 @@ struct ReplicaTests {
             let sqliteStore = try SQLiteStore()
             defer { sqliteStore.destroy() }
             let source = try SQLiteLedger(path: sqliteStore.path)
-            for i in 0..<5 { try await source.record(AuditEvent(at: .ms(1_000 + Int64(i)), client: "c", action: "custom.\(i)", result: "ok", reason: "r\(i)")) }
+            for i in 0..<5 { try await source.record(AuditEvent(at: .ms(1_000 + Int64(i)), client: "c", action: "custom.\(i)", result: .ok, reason: "r\(i)")) }
             try source.db.execute("DELETE FROM audit_events WHERE action = 'custom.2'")   // a gap in the ids
             try await source.recordWriteIntent(AuditAndIntentContractTests.intent("i-1"))
-            try await source.resolveWriteIntent(id: "i-1", result: "unknown", bitsAfter: nil, reason: "timeout", transactionID: nil)
+            try await source.resolveWriteIntent(id: "i-1", result: .unknown, bitsAfter: nil, reason: "timeout", transactionID: nil)
             #expect(try source.beginIdempotent(client: "c", key: "k", requestHash: "h", owner: "o", now: now) == .started)
             try source.completeIdempotent(client: "c", key: "k", status: 201, body: Data([0, 0xff, 0x10]))
             #expect(try source.beginIdempotent(client: "c", key: "open", requestHash: "h", owner: "o", now: now) == .started)
@@ -376,7 +376,7 @@ struct ReplicaTests {
             #expect(try await target.debugSecretName(digest: "g") == "n")
             #expect(try await target.keyActivations() == ["k1": .ms(11)])
             let maxID = try #require(try await source.auditEvents(limit: 1, before: nil).first?.id)
-            #expect(try await target.record(AuditEvent(client: "c", action: "after", result: "ok")) == maxID + 1, "the sequence moved past the copied ids")
+            #expect(try await target.record(AuditEvent(client: "c", action: "after", result: .ok)) == maxID + 1, "the sequence moved past the copied ids")
 
             do {
                 _ = try target.importTables(tables, replacingExisting: false)

@@ -103,14 +103,14 @@ import Testing
                 CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events FOR EACH ROW EXECUTE FUNCTION refuse_audit();
                 """)
             do throws(StorageError) {
-                _ = try await ledger.record(AuditEvent(client: "other", action: "x", result: "ok"))
+                _ = try await ledger.record(AuditEvent(client: "other", action: "x", result: .ok))
                 Issue.record("the trigger let the row in")
             } catch {
                 #expect(!error.storeFault, "\(error)")
             }
             try await ledger.checkHealth()
             do throws(StorageError) {
-                _ = try await ledger.record(AuditEvent(client: "full", action: "x", result: "ok"))
+                _ = try await ledger.record(AuditEvent(client: "full", action: "x", result: .ok))
                 Issue.record("the trigger let the row in")
             } catch {
                 #expect(error.storeFault, "\(error)")

@@ -15,10 +15,10 @@ import Testing
         let ledger = try SQLiteLedger(path: store.path)
         #expect(!ledger.unknownIntents.mayExist, "a fresh file holds no unknown intent")
         try await ledger.recordWriteIntent(AuditAndIntentContractTests.intent("timed-out"))
-        try await ledger.resolveWriteIntent(id: "timed-out", result: "unknown", bitsAfter: nil, reason: "timeout", transactionID: nil)
+        try await ledger.resolveWriteIntent(id: "timed-out", result: .unknown, bitsAfter: nil, reason: "timeout", transactionID: nil)
         #expect(try await ledger.unknownWriteIntents(tokenPrefix: Self.prefix, limit: 10).map(\.id) == ["timed-out"])
         try await ledger.recordWriteIntent(AuditAndIntentContractTests.intent("in-flight"))
-        try await ledger.resolveWriteIntent(id: "timed-out", result: "ok", bitsAfter: nil, reason: nil, transactionID: nil)
+        try await ledger.resolveWriteIntent(id: "timed-out", result: .ok, bitsAfter: nil, reason: nil, transactionID: nil)
         #expect(!ledger.unknownIntents.mayExist, "the last unknown intent was settled (a pending one is not unknown)")
         #expect(try await ledger.unknownWriteIntents(tokenPrefix: Self.prefix, limit: 10).isEmpty)
 
@@ -29,7 +29,7 @@ import Testing
         // Reopened, the file still holds it: the flag starts raised.
         let reopened = try SQLiteLedger(path: store.path)
         #expect(try await reopened.unknownWriteIntents(tokenPrefix: Self.prefix, limit: 10).map(\.id) == ["in-flight"])
-        try await reopened.resolveWriteIntent(id: "in-flight", result: "failed", bitsAfter: nil, reason: nil, transactionID: nil)
+        try await reopened.resolveWriteIntent(id: "in-flight", result: .failed, bitsAfter: nil, reason: nil, transactionID: nil)
         #expect(try SQLiteLedger(path: store.path).unknownIntents.mayExist == false)
 
         // A start that finds nothing in flight leaves the flag down: every request would ask otherwise.

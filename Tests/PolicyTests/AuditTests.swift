@@ -37,16 +37,16 @@ struct AuditTests {
 
             #expect(claimEvent.client == "marketing" && claimEvent.action == "promotion.claim" && claimEvent.subject == "spring")
             #expect(claimEvent.bitsBefore == "never-set" && claimEvent.bitsAfter == "(1,0)@\(h.month)")
-            #expect(claimEvent.result == "ok" && claimEvent.reason == nil)
+            #expect(claimEvent.result == .ok && claimEvent.reason == nil)
             #expect(claimEvent.transactionID == claim.transactionID)
             #expect(claimEvent.tokenPrefix == prefix(t1))
             #expect(claimEvent.at == h.date)
 
-            #expect(ban.client == "admin" && ban.action == "ban" && ban.subject == nil && ban.reason == "fraud" && ban.result == "ok")
+            #expect(ban.client == "admin" && ban.action == "ban" && ban.subject == nil && ban.reason == "fraud" && ban.result == .ok)
             #expect(ban.bitsBefore == "(1,0)@\(h.month)" && ban.bitsAfter == "(1,1)@\(h.month)")
             #expect(ban.tokenPrefix == prefix(t2))
 
-            #expect(unban.client == "admin" && unban.action == "unban" && unban.reason == "appeal" && unban.result == "ok")
+            #expect(unban.client == "admin" && unban.action == "unban" && unban.reason == "appeal" && unban.result == .ok)
             #expect(unban.bitsBefore == "(1,1)@\(h.month)" && unban.bitsAfter == "(1,0)@\(h.month)")
             #expect(unban.tokenPrefix == prefix(t3))
 
@@ -72,7 +72,7 @@ struct AuditTests {
             #expect(outcome.reinstalls == 0)
             let event = try #require(try h.audit().first)
             #expect(event.client == "api" && event.action == "install.register" && event.subject == "install-1")
-            #expect(event.bitsBefore == "never-set" && event.bitsAfter == "(0,0)@\(h.month)" && event.result == "ok")
+            #expect(event.bitsBefore == "never-set" && event.bitsAfter == "(0,0)@\(h.month)" && event.result == .ok)
             #expect(event.transactionID?.isEmpty == false)
             #expect(event.tokenPrefix == prefix(token))
         }

@@ -11,7 +11,7 @@ import Testing
     /// Writes `rows` audit events of about one page each.
     static func fill(_ ledger: SQLiteLedger, rows: Int) async throws {
         for i in 0..<rows {
-            try await ledger.record(AuditEvent(client: "t", action: .ban, subject: "row-\(i)", result: "ok",
+            try await ledger.record(AuditEvent(client: "t", action: .ban, subject: "row-\(i)", result: .ok,
                                          reason: String(repeating: "x", count: 3_000)))
         }
     }

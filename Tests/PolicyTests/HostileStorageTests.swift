@@ -111,10 +111,10 @@ struct HostileStorageTests {
     /// Starts a claim whose first update the sandbox holds `milliseconds` (then answers 503; the retry
     /// writes), and returns it with the claim events' results as soon as the ledger shows any (5 s at most).
     static func claimWithTheUpdateHeld(_ milliseconds: Int, _ d: (id: String, token: DeviceToken), _ h: PolicyHarness) async throws
-        -> (claim: Task<ClaimOutcome, any Error>, seen: [String]) {
+        -> (claim: Task<ClaimOutcome, any Error>, seen: [AuditResult]) {
         h.sandbox.inject(Fault(kind: .timeout, count: 1, endpoint: AppleEndpoint.update.rawValue, delayMilliseconds: milliseconds))
         let claim = Task { try await h.policy.claim("spring", token: d.token, client: "marketing") }
-        var seen: [String] = []
+        var seen: [AuditResult] = []
         for _ in 0..<250 where seen.isEmpty {
             try await Task.sleep(for: .milliseconds(20))
             seen = try h.audit().filter { $0.action == "promotion.claim" }.map(\.result)
@@ -129,10 +129,10 @@ struct HostileStorageTests {
             let d = try h.newDevice()
             // The first update is held 1.5 s (then answered 503, retried, written): the intent must be there meanwhile.
             let (claim, seen) = try await Self.claimWithTheUpdateHeld(1_500, d, h)
-            #expect(seen == ["pending"], "no pending intent while the update was held")
+            #expect(seen == [.pending], "no pending intent while the update was held")
             _ = try await claim.value
             let event = try #require(try h.audit().first { $0.action == "promotion.claim" })
-            #expect(event.result == "ok" && event.intentID != nil && event.transactionID != nil)
+            #expect(event.result == .ok && event.intentID != nil && event.transactionID != nil)
         }
     }
 
@@ -143,7 +143,7 @@ struct HostileStorageTests {
         try await withPolicy(clientTimeoutMilliseconds: 6_000, Self.roles) { h in
             let d = try h.newDevice()
             let (claim, seen) = try await Self.claimWithTheUpdateHeld(1_000, d, h)
-            try #require(seen == ["pending"])
+            try #require(seen == [.pending])
             try Self.damage(.readOnly, h)
             var undone = false
             defer { if !undone { Self.undo(.readOnly, h) } }
@@ -156,11 +156,11 @@ struct HostileStorageTests {
             Self.undo(.readOnly, h)
             undone = true
             let stillPending = try h.audit().first { $0.action == "promotion.claim" }?.result
-            #expect(stillPending == "pending")
+            #expect(stillPending == .pending)
             await h.policy.retryUnsavedResolutions()
             #expect(h.policy.unsavedResolutionCount == 0)
             let event = try #require(try h.audit().first { $0.action == "promotion.claim" })
-            #expect(event.result == "ok" && event.transactionID == outcome.transactionID, "\(event)")
+            #expect(event.result == .ok && event.transactionID == outcome.transactionID, "\(event)")
         }
     }
 
@@ -173,14 +173,14 @@ struct HostileStorageTests {
             #expect(await failure { try await h.policy.claim("spring", token: d.token, client: "marketing") }?.isAppleUnavailable == true)
             #expect(try h.query(d.id) == state(1, 0, h.month), "the sandbox wrote")
             var event = try #require(try h.audit().first { $0.action == "promotion.claim" })
-            #expect(event.result == "unknown", "a write of unknown outcome was audited \(event.result)")
+            #expect(event.result == .unknown, "a write of unknown outcome was audited \(event.result)")
             #expect(event.bitsAfter == "(1,0)@\(h.month)")
 
             h.sandbox.clearFaults()
             let outcome = try await h.policy.claim("spring", token: d.token, client: "marketing", resuming: true)
             #expect(outcome.transactionID == nil)
             event = try #require(try h.audit().first { $0.id == event.id })
-            #expect(event.result == "ok", "\(event)")
+            #expect(event.result == .ok, "\(event)")
             #expect(event.reason?.contains("settled by a later query") == true)
             #expect(try h.audit().filter { $0.action == "promotion.claim" }.count == 1)
         }
@@ -194,12 +194,12 @@ struct HostileStorageTests {
             h.sandbox.inject(Fault(kind: .timeout, count: 1_000, endpoint: AppleEndpoint.update.rawValue, delayMilliseconds: 2_500))
             #expect(await failure { try await h.policy.setBanned(true, token: d.token, reason: "r", client: "admin") } != nil)
             let first = try #require(try h.audit().first { $0.action == "ban" })
-            #expect(first.result == "unknown")
+            #expect(first.result == .unknown)
             h.sandbox.clearFaults()
             _ = try await h.policy.setBanned(true, token: d.token, reason: "r", client: "admin")
             let events = try h.audit().filter { $0.action == "ban" }
-            #expect(events.first { $0.id == first.id }?.result == "failed")
-            #expect(events.first { $0.id != first.id }?.result == "ok")
+            #expect(events.first { $0.id == first.id }?.result == .failed)
+            #expect(events.first { $0.id != first.id }?.result == .ok)
         }
     }
 
@@ -211,7 +211,7 @@ struct HostileStorageTests {
             h.sandbox.inject(Fault(kind: .status, status: 200, body: #"{"error":"try later"}"#, count: 1_000, endpoint: AppleEndpoint.update.rawValue))
             let f = await failure { try await h.policy.claim("spring", token: d.token, client: "marketing") }
             #expect(f?.isAppleUnavailable == true, "\(String(describing: f))")
-            #expect(try h.audit().first { $0.action == "promotion.claim" }?.result == "unknown")
+            #expect(try h.audit().first { $0.action == "promotion.claim" }?.result == .unknown)
         }
     }
 
@@ -224,22 +224,48 @@ struct HostileStorageTests {
             for (device, written) in [(landed, true), (lost, false)] {
                 // What a killed process leaves behind: the intent recorded, maybe written, never resolved.
                 try await h.ledger.recordWriteIntent(WriteIntent(
-                    id: UUID().uuidString, tokenPrefix: device.token.shortDigest, bits: "(0,1)", month: h.month.description, successResult: "ok",
-                    event: AuditEvent(client: "admin", action: "ban", bitsBefore: "never-set", bitsAfter: "(0,1)@\(h.month)", result: "pending",
+                    id: UUID().uuidString, tokenPrefix: device.token.shortDigest, bits: "(0,1)", month: h.month.description, successResult: .ok,
+                    event: AuditEvent(client: "admin", action: "ban", bitsBefore: "never-set", bitsAfter: "(0,1)@\(h.month)", result: .pending,
                                       tokenPrefix: device.token.shortDigest)))
                 if written { _ = h.sandbox.seed(device.id, bits: bits(0, 1), lastUpdated: h.month) }
             }
             #expect(try await h.policy.reconcileInterruptedWrites() == 2)
-            #expect(try h.audit().map(\.result) == ["unknown", "unknown"])
+            #expect(try h.audit().map(\.result) == [.unknown, .unknown])
             #expect(try await h.policy.reconcileInterruptedWrites() == 0)
 
             _ = try await h.policy.inspect(token: landed.token)  // a read alone settles nothing
-            #expect(try h.audit().map(\.result) == ["unknown", "unknown"])
+            #expect(try h.audit().map(\.result) == [.unknown, .unknown])
             #expect(await failure { try await h.policy.claim("spring", token: landed.token, client: "marketing") } == .deviceBanned)
             _ = try await h.policy.setBanned(true, token: lost.token, reason: "r", client: "admin")
             let events = try h.audit()
-            #expect(events.first { $0.tokenPrefix == landed.token.shortDigest }?.result == "ok")
-            #expect(events.filter { $0.tokenPrefix == lost.token.shortDigest }.map(\.result) == ["ok", "failed"])
+            #expect(events.first { $0.tokenPrefix == landed.token.shortDigest }?.result == .ok)
+            #expect(events.filter { $0.tokenPrefix == lost.token.shortDigest }.map(\.result) == [.ok, .failed])
+        }
+    }
+
+    /// An `unknown` write is settled `ok` only when the device shows the intended bits (typed `Bits`, not their
+    /// text) stamped in the intent's month or later: other bits in the same month, or the intended bits stamped
+    /// a month earlier, settle it `failed`.
+    @Test func anUnknownWriteIsSettledByBothTheBitsAndTheMonthTheDeviceShows() async throws {
+        try await withPolicy(Self.roles) { h in
+            var intents: [(id: String, device: (id: String, token: DeviceToken), expected: AuditResult)] = []
+            for (shown, month, expected) in [(bits(0, 1), h.month, AuditResult.ok), (bits(1, 0), h.month, .failed),
+                                             (bits(0, 1), h.month(-1), .failed)] {
+                let device = try h.newDevice()
+                let id = UUID().uuidString
+                try await h.ledger.recordWriteIntent(WriteIntent(
+                    id: id, tokenPrefix: device.token.shortDigest, bits: "(0,1)", month: h.month.description, successResult: .ok,
+                    event: AuditEvent(client: "admin", action: "ban", bitsBefore: "never-set", bitsAfter: "(0,1)@\(h.month)", result: .pending,
+                                      tokenPrefix: device.token.shortDigest)))
+                _ = h.sandbox.seed(device.id, bits: shown, lastUpdated: month)
+                intents.append((id, device, expected))
+            }
+            #expect(try await h.policy.reconcileInterruptedWrites() == 3)
+            for intent in intents { _ = try await h.policy.setBanned(true, token: intent.device.token, reason: "r", client: "admin") }
+            let events = try h.audit()
+            for intent in intents {
+                #expect(events.first { $0.intentID == intent.id }?.result == intent.expected, "\(intent)")
+            }
         }
     }
 
@@ -265,7 +291,7 @@ struct HostileStorageTests {
         try ledger.checkHealth()
         try FileManager.default.removeItem(atPath: path)
         #expect(throws: StorageError.self) { try ledger.checkHealth() }
-        await #expect(throws: StorageError.self) { try await ledger.record(AuditEvent(client: "t", action: "ban", result: "ok")) }
+        await #expect(throws: StorageError.self) { try await ledger.record(AuditEvent(client: "t", action: "ban", result: .ok)) }
     }
 
     /// Item 9: the database and its -wal and -shm are created readable by the service's user only.
@@ -301,9 +327,9 @@ struct HostileStorageTests {
         #expect(ledger.schemaVersion == SchemaMigrations.steps.count && ledger.schemaVersion == 7)
         let old = try #require(try await ledger.auditEvents(limit: 10, before: nil).first)
         #expect(old.action == "ban" && old.intentID == nil)
-        try await ledger.recordWriteIntent(WriteIntent(id: "intent-1", tokenPrefix: "abcdefabcdef", bits: "(1,0)", month: "2026-11", successResult: "ok",
-                                                 event: AuditEvent(client: "m", action: "promotion.claim", result: "pending")))
-        try await ledger.resolveWriteIntent(id: "intent-1", result: "unknown", bitsAfter: "(1,0)@2026-11", reason: nil, transactionID: nil)
+        try await ledger.recordWriteIntent(WriteIntent(id: "intent-1", tokenPrefix: "abcdefabcdef", bits: "(1,0)", month: "2026-11", successResult: .ok,
+                                                 event: AuditEvent(client: "m", action: "promotion.claim", result: .pending)))
+        try await ledger.resolveWriteIntent(id: "intent-1", result: .unknown, bitsAfter: "(1,0)@2026-11", reason: nil, transactionID: nil)
         #expect(try await ledger.unknownWriteIntents(tokenPrefix: "abcdefabcdef", limit: 5).map(\.id) == ["intent-1"])
         try ledger.checkHealth()
     }

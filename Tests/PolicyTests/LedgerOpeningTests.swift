@@ -31,7 +31,7 @@ import Testing
         let latest = ledger.schemaVersion
         #expect(latest > 0)
         // Reopening a migrated ledger keeps its data and version.
-        _ = try await ledger.record(AuditEvent(client: "t", action: "ban", result: "ok"))
+        _ = try await ledger.record(AuditEvent(client: "t", action: "ban", result: .ok))
         let again = try SQLiteLedger(path: path)
         #expect(again.schemaVersion == latest)
         #expect(try await again.auditEvents(limit: 10, before: nil).count == 1)

@@ -43,9 +43,9 @@ struct PendingActionTests {
             #expect(events.map(\.action) == ["ban.applied", "promotion.claim", "ban.pending"])
             try #require(events.count == 3)
             let applied = events[0], pending = events[2]
-            #expect(pending.subject == "install-1" && pending.result == "pending" && pending.reason == "chargeback")
+            #expect(pending.subject == "install-1" && pending.result == .pending && pending.reason == "chargeback")
             #expect(pending.client == "support" && pending.tokenPrefix == nil && pending.transactionID == nil)
-            #expect(applied.subject == "install-1" && applied.result == "ok" && applied.client == "api")
+            #expect(applied.subject == "install-1" && applied.result == .ok && applied.client == "api")
             #expect(applied.bitsBefore == "(1,0)@\(h.month)" && applied.bitsAfter == "(1,1)@\(h.month)")
             #expect(applied.reason?.contains("chargeback") == true && applied.reason?.contains("ordered by support") == true)
             #expect(applied.transactionID?.isEmpty == false)

@@ -39,7 +39,7 @@ struct ReinstallCounterTests {
             let events = try h.audit().reversed().map { $0 }
             #expect(events.map(\.action) == Array(repeating: "install.register", count: banAt + 1))
             #expect(events.map(\.subject) == (0...banAt).map { "install-\($0)" })
-            #expect(events.map(\.result) == Array(repeating: "ok", count: banAt) + ["banned"])
+            #expect(events.map(\.result) == Array(repeating: .ok, count: banAt) + [.banned])
             #expect(events.last?.reason?.contains("ban_at \(banAt)") == true)
             #expect(events.first?.bitsBefore == "never-set")
             #expect(events.first?.bitsAfter == "(0,0)@\(h.month)")

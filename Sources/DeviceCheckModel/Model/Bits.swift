@@ -25,4 +25,14 @@ public struct Bits: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     public var description: String { "(\(bit0 ? 1 : 0),\(bit1 ? 1 : 0))" }
+
+    /// Parses exactly the description, "(b0,b1)" with each bit 0 or 1 (as a write intent stores its bits).
+    public init?(_ text: String) {
+        let characters = Array(text.utf8)
+        guard characters.count == 5, characters[0] == UInt8(ascii: "("), characters[2] == UInt8(ascii: ","),
+              characters[4] == UInt8(ascii: ")") else { return nil }
+        func bit(_ c: UInt8) -> Bool? { c == UInt8(ascii: "0") ? false : c == UInt8(ascii: "1") ? true : nil }
+        guard let bit0 = bit(characters[1]), let bit1 = bit(characters[3]) else { return nil }
+        self.init(bit0: bit0, bit1: bit1)
+    }
 }

@@ -14,8 +14,8 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     /// "(b0,b1)@YYYY-MM" or "never-set".
     public var bitsBefore: String?
     public var bitsAfter: String?
-    /// "ok", "banned", "pending", "failed", "unknown", … (see docs/policy.md, "The audit trail").
-    public var result: String
+    /// Stored as its raw value ("ok", "banned", "pending", "failed", "unknown"; docs/policy.md, "The audit trail").
+    public var result: AuditResult
     public var reason: String?
     public var transactionID: String?
     public var tokenPrefix: String?
@@ -23,7 +23,7 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     public var intentID: String?
 
     public init(id: Int64 = 0, at: Date = Date(), client: String, action: String, subject: String? = nil, bitsBefore: String? = nil,
-                bitsAfter: String? = nil, result: String, reason: String? = nil, transactionID: String? = nil, tokenPrefix: String? = nil,
+                bitsAfter: String? = nil, result: AuditResult, reason: String? = nil, transactionID: String? = nil, tokenPrefix: String? = nil,
                 intentID: String? = nil) {
         self.id = id
         self.at = at
@@ -41,7 +41,7 @@ public struct AuditEvent: Sendable, Equatable, Codable {
 
     /// An event of one of the actions this build records.
     public init(id: Int64 = 0, at: Date = Date(), client: String, action: AuditAction, subject: String? = nil, bitsBefore: String? = nil,
-                bitsAfter: String? = nil, result: String, reason: String? = nil, transactionID: String? = nil, tokenPrefix: String? = nil,
+                bitsAfter: String? = nil, result: AuditResult, reason: String? = nil, transactionID: String? = nil, tokenPrefix: String? = nil,
                 intentID: String? = nil) {
         self.init(id: id, at: at, client: client, action: action.rawValue, subject: subject, bitsBefore: bitsBefore, bitsAfter: bitsAfter,
                   result: result, reason: reason, transactionID: transactionID, tokenPrefix: tokenPrefix, intentID: intentID)

@@ -4,7 +4,7 @@ public import FoundationEssentials
 public struct AuditFilter: Sendable, Equatable {
     public var action: String?
     public var client: String?
-    public var result: String?
+    public var result: AuditResult?
     /// Events at or after this time.
     public var since: Date?
     /// Events before this time.
@@ -14,7 +14,7 @@ public struct AuditFilter: Sendable, Equatable {
     /// Events of one device, by the short digest prefix of its token (`token_sha256_prefix`).
     public var tokenPrefix: String?
 
-    public init(action: String? = nil, client: String? = nil, result: String? = nil, since: Date? = nil, until: Date? = nil,
+    public init(action: String? = nil, client: String? = nil, result: AuditResult? = nil, since: Date? = nil, until: Date? = nil,
                 installID: String? = nil, tokenPrefix: String? = nil) {
         self.action = action
         self.client = client

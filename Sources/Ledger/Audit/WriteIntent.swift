@@ -8,16 +8,18 @@ public struct WriteIntent: Sendable, Equatable {
     /// The short SHA-256 prefix of the device token the write is sent with (as in the audit event): a
     /// later request with the same token finds the intent by it and settles it with its own query.
     public var tokenPrefix: String
-    /// The bits written, `(b0,b1)`.
+    /// The bits written, as stored: `(b0,b1)`. Text here because the ledger's layer is below the DeviceCheck
+    /// model (`Bits`, `YearMonth`); the policy converts both ways, and settles by comparing the typed values
+    /// (`WriteIntent+Intended.swift` in Policy).
     public var bits: String
-    /// The month Apple stamps on the write, `YYYY-MM`.
+    /// The month Apple stamps on the write, as stored: `YYYY-MM`.
     public var month: String
     /// The result the audit event gets when the write is known to have happened (`ok`, `banned`).
-    public var successResult: String
+    public var successResult: AuditResult
     /// The audit event as it stands (result `pending` or `unknown` while unresolved).
     public var event: AuditEvent
 
-    public init(id: String, tokenPrefix: String, bits: String, month: String, successResult: String, event: AuditEvent) {
+    public init(id: String, tokenPrefix: String, bits: String, month: String, successResult: AuditResult, event: AuditEvent) {
         self.id = id
         self.tokenPrefix = tokenPrefix
         self.bits = bits

@@ -18,7 +18,7 @@ extension BitPolicy {
         while true {
             let page: [AuditEvent]
             do { page = try await ledger.auditEvents(limit: 1_000, before: before) } catch { throw .storage(error) }
-            for event in page where event.subject == installID && event.result == "ok" {
+            for event in page where event.subject == installID && event.result == .ok {
                 if event.knownAction == .banApplied { return .ban }
                 if event.knownAction == .unbanApplied { return .unban }
             }

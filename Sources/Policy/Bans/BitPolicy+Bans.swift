@@ -24,7 +24,7 @@ extension BitPolicy {
         try requireBanMeaning()
         let meaning = meaning(of: try await queryBeforeWrite(token))
         try await write(token, bits: bits(baseBits(for: meaning), banned: banned), before: meaning, audit: AuditEvent(
-            client: client, action: banned ? .ban : .unban, result: "ok", reason: reason))
+            client: client, action: banned ? .ban : .unban, result: .ok, reason: reason))
         return BanOutcome(banned: banned, applied: true)
     }
 
@@ -34,7 +34,7 @@ extension BitPolicy {
         do {
             try await ledger.setPendingAction(PendingDeviceAction(installID: installID, kind: kind, reason: reason, client: client, createdAt: now()))
         } catch { throw .storage(error) }
-        try await record(AuditEvent(at: now(), client: client, action: .pending(kind), subject: installID, result: "pending", reason: reason))
+        try await record(AuditEvent(at: now(), client: client, action: .pending(kind), subject: installID, result: .pending, reason: reason))
         return BanOutcome(banned: kind == .ban, applied: false)
     }
 
@@ -55,7 +55,7 @@ extension BitPolicy {
             }
             newBits = bits(baseBits(for: meaning), banned: pending.kind == .ban)
             try await write(token, bits: newBits, before: meaning, audit: AuditEvent(
-                client: client, action: .applied(pending.kind), subject: installID, result: "ok",
+                client: client, action: .applied(pending.kind), subject: installID, result: .ok,
                 reason: [pending.reason, "ordered by \(pending.client)"].compactMap { $0 }.joined(separator: "; ")))
         } catch {
             // Given back for the next install (a write that did land is harmlessly repeated then).

@@ -17,7 +17,7 @@ extension BitPolicy {
         let banned = count >= banAt
         try await write(token, bits: Bits(counter: count), before: meaning, audit: AuditEvent(
             client: client, action: .installRegister, subject: installID,
-            result: banned ? "banned" : "ok", reason: banned ? "automatic ban: \(count) reinstalls reached ban_at \(banAt)" : nil))
+            result: banned ? .banned : .ok, reason: banned ? "automatic ban: \(count) reinstalls reached ban_at \(banAt)" : nil))
         return InstallOutcome(reinstalls: count, banned: banned, appliedPending: admission.appliedPending)
     }
 }

@@ -25,22 +25,22 @@ extension BitPolicy {
         event.bitsBefore = Self.describe(before)
         event.bitsAfter = "\(bits)@\(month)"
         event.tokenPrefix = token.shortDigest
-        event.result = "pending"
+        event.result = .pending
         // Time-ordered ids: the intents written together share the index pages of the ledger's keys.
         let id = SecureRandom.uuidV7(milliseconds: UInt64(max(0, event.at.timeIntervalSince1970 * 1000)))
-        let intent = WriteIntent(id: id, tokenPrefix: token.shortDigest, bits: "\(bits)", month: month.description,
+        let intent = WriteIntent(id: id, tokenPrefix: token.shortDigest, bits: bits, month: month,
                                  successResult: audit.result, event: event)
         do { try await ledger.recordWriteIntent(intent) } catch { throw .storage(error) }
         if Task.isCancelled {
-            await resolve(intent.id, result: "failed", bitsAfter: nil, reason: Self.joined(audit.reason, "cancelled before the update was sent"),
+            await resolve(intent.id, result: .failed, bitsAfter: nil, reason: Self.joined(audit.reason, "cancelled before the update was sent"),
                           transactionID: nil)
             throw .cancelled
         }
 
         let transactionID: String
         do { transactionID = try await apple.update(token, bits: bits) } catch {
-            let result = Self.isOutcomeUnknown(error) ? "unknown" : "failed"
-            await resolve(intent.id, result: result, bitsAfter: result == "unknown" ? event.bitsAfter : nil,
+            let result: AuditResult = Self.isOutcomeUnknown(error) ? .unknown : .failed
+            await resolve(intent.id, result: result, bitsAfter: result == .unknown ? event.bitsAfter : nil,
                           reason: Self.joined(audit.reason, error.description), transactionID: nil)
             throw .apple(error)
         }
@@ -52,7 +52,7 @@ extension BitPolicy {
     }
 
     /// Saves an intent's resolution, or keeps it for a retry when the ledger fails (`UnsavedResolutions`).
-    func resolve(_ id: String, result: String, bitsAfter: String?, reason: String?, transactionID: String?) async {
+    func resolve(_ id: String, result: AuditResult, bitsAfter: String?, reason: String?, transactionID: String?) async {
         await unsavedResolutions.save(.init(id: id, result: result, bitsAfter: bitsAfter, reason: reason, transactionID: transactionID), in: ledger)
     }
 
@@ -91,11 +91,9 @@ extension BitPolicy {
     /// bits stamped in the intent's month or later, otherwise not written.
     func settle(_ intent: WriteIntent, from result: QueryResult) async {
         var written = false
-        if case .state(let state) = result, "\(state.bits)" == intent.bits, let month = YearMonth(intent.month), state.lastUpdated >= month {
-            written = true
-        }
+        if case .state(let state) = result { written = intent.isShown(by: state) }
         let verdict = written ? "the device shows the intended bits" : "the device does not show the intended bits"
-        await resolve(intent.id, result: written ? intent.successResult : "failed", bitsAfter: written ? intent.event.bitsAfter : nil,
+        await resolve(intent.id, result: written ? intent.successResult : .failed, bitsAfter: written ? intent.event.bitsAfter : nil,
                       reason: Self.joined(intent.event.reason, "settled by a later query of the device token: \(verdict)"), transactionID: nil)
     }
 

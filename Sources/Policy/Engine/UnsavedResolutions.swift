@@ -8,7 +8,7 @@ import Locking
 final class UnsavedResolutions: Sendable {
     struct Resolution: Sendable {
         let id: String
-        let result: String
+        let result: AuditResult
         let bitsAfter: String?
         let reason: String?
         let transactionID: String?

@@ -47,7 +47,7 @@ extension BitPolicy {
     public func writeClaim(_ claim: ClaimWrite) async throws(PolicyError) -> ClaimOutcome {
         let promotion = claim.promotion, token = claim.token, bits = claim.bits, meaning = claim.meaning, client = claim.client
         let transaction = try await write(token, bits: bits, before: meaning, audit: AuditEvent(
-            client: client, action: .promotionClaim, subject: promotion.id, result: "ok"))
+            client: client, action: .promotionClaim, subject: promotion.id, result: .ok))
         return ClaimOutcome(promotionID: promotion.id, claimedMonth: claim.month, transactionID: transaction)
     }
 

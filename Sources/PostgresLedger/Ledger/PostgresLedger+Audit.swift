@@ -20,7 +20,7 @@ extension PostgresLedger {
 
     public func auditEvents(limit: Int, before: Int64?, filter: AuditFilter) async throws(StorageError) -> [AuditEvent] {
         let parameters: [PostgresValue] = [
-            .integer(before ?? Int64.max), .int(max(1, min(limit, 1000))), .optional(filter.action), .optional(filter.client), .optional(filter.result),
+            .integer(before ?? Int64.max), .int(max(1, min(limit, 1000))), .optional(filter.action), .optional(filter.client), .optional(filter.result?.rawValue),
             filter.since.map { .ms($0) } ?? .null, filter.until.map { .ms($0) } ?? .null, .optional(filter.installID), .optional(filter.tokenPrefix),
         ]
         // One statement for every filter (a NULL parameter matches all), so it is prepared once per connection.
@@ -37,7 +37,7 @@ extension PostgresLedger {
 
     static func values(_ event: AuditEvent) -> [PostgresValue] {
         [.ms(event.at), .text(event.client), .text(event.action), .optional(event.subject), .optional(event.bitsBefore),
-         .optional(event.bitsAfter), .text(event.result), .optional(event.reason), .optional(event.transactionID),
+         .optional(event.bitsAfter), .text(event.result.rawValue), .optional(event.reason), .optional(event.transactionID),
          .optional(event.tokenPrefix), .optional(event.intentID)]
     }
 }

@@ -11,17 +11,17 @@ extension PostgresLedger {
             WITH event AS (INSERT INTO audit_events (\(Self.auditColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11))
             INSERT INTO write_intents (intent_id, token_prefix, bits, month, success_result, created_ms, owner)
             VALUES ($12, $13, $14, $15, $16, $17, $18)
-            """, values + [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits), .text(intent.month), .text(intent.successResult),
+            """, values + [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits), .text(intent.month), .text(intent.successResult.rawValue),
                            .ms(at), .text(instance)])
     }
 
-    public func resolveWriteIntent(id: String, result: String, bitsAfter: String?, reason: String?, transactionID: String?) async throws(StorageError) {
+    public func resolveWriteIntent(id: String, result: AuditResult, bitsAfter: String?, reason: String?, transactionID: String?) async throws(StorageError) {
         // One statement: the event settled and, unless the result is still unknown, the intent forgotten.
         try await statement("""
             WITH settled AS (UPDATE audit_events SET result = $1, bits_after = $2, reason = $3, transaction_id = $4
                              WHERE intent_id = $5 AND result IN ('pending', 'unknown'))
             DELETE FROM write_intents WHERE intent_id = $5 AND $1 <> 'unknown'
-            """, [.text(result), .optional(bitsAfter), .optional(reason), .optional(transactionID), .text(id)])
+            """, [.text(result.rawValue), .optional(bitsAfter), .optional(reason), .optional(transactionID), .text(id)])
     }
 
     public func unknownWriteIntents(tokenPrefix: String, limit: Int) async throws(StorageError) -> [WriteIntent] {

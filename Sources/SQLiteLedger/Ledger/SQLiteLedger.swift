@@ -121,7 +121,7 @@ public final class SQLiteLedger: Ledger {
 
     private static func values(_ event: AuditEvent) -> [SQLiteValue] {
         [.integer(Int64((event.at.timeIntervalSince1970 * 1000).rounded())), .text(event.client), .text(event.action),
-         .optional(event.subject), .optional(event.bitsBefore), .optional(event.bitsAfter), .text(event.result),
+         .optional(event.subject), .optional(event.bitsBefore), .optional(event.bitsAfter), .text(event.result.rawValue),
          .optional(event.reason), .optional(event.transactionID), .optional(event.tokenPrefix), .optional(event.intentID)]
     }
 
@@ -145,7 +145,7 @@ public final class SQLiteLedger: Ledger {
                   AND (?8 IS NULL OR subject = ?8) AND (?9 IS NULL OR token_prefix = ?9)
                 ORDER BY id DESC LIMIT ?2
                 """, [.integer(before ?? Int64.max), .int(max(1, min(limit, 1000))), text(filter.action), text(filter.client),
-                      text(filter.result), ms(filter.since), ms(filter.until), text(filter.installID), text(filter.tokenPrefix)])
+                      text(filter.result?.rawValue), ms(filter.since), ms(filter.until), text(filter.installID), text(filter.tokenPrefix)])
         }
         return try rows.records(AuditEvent.init(row:))
     }
@@ -162,23 +162,23 @@ public final class SQLiteLedger: Ledger {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, values)
                 try tx.query("INSERT INTO write_intents (intent_id, token_prefix, bits, month, success_result, created_ms) VALUES (?, ?, ?, ?, ?, ?)",
-                             [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits), .text(intent.month), .text(intent.successResult),
+                             [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits), .text(intent.month), .text(intent.successResult.rawValue),
                               .integer(Int64((event.at.timeIntervalSince1970 * 1000).rounded()))])
         }
     }
 
-    public func resolveWriteIntent(id: String, result: String, bitsAfter: String?, reason: String?, transactionID: String?) async throws(StorageError) {
+    public func resolveWriteIntent(id: String, result: AuditResult, bitsAfter: String?, reason: String?, transactionID: String?) async throws(StorageError) {
         let unknownIntents = unknownIntents
         try await write { tx throws(SQLiteError) in
-                if result == "unknown" { unknownIntents.raise() }
+                if result == .unknown { unknownIntents.raise() }
                 try tx.query("""
                     UPDATE audit_events SET result = ?, bits_after = ?, reason = ?, transaction_id = ?
                     WHERE intent_id = ? AND result IN ('pending', 'unknown')
-                    """, [.text(result), .optional(bitsAfter), .optional(reason), .optional(transactionID), .text(id)])
-                if result != "unknown" { try tx.query("DELETE FROM write_intents WHERE intent_id = ?", [.text(id)]) }
+                    """, [.text(result.rawValue), .optional(bitsAfter), .optional(reason), .optional(transactionID), .text(id)])
+                if result != .unknown { try tx.query("DELETE FROM write_intents WHERE intent_id = ?", [.text(id)]) }
         }
         // This may have settled the last unknown intent.
-        if result != "unknown" { unknownIntents.lowerIfNone(in: db) }
+        if result != .unknown { unknownIntents.lowerIfNone(in: db) }
     }
 
     public func unknownWriteIntents(tokenPrefix: String, limit: Int) async throws(StorageError) -> [WriteIntent] {

@@ -23,7 +23,7 @@ struct AuditController: Sendable {
 
         init(_ e: AuditEvent) {
             id = e.id; at = AdminController.iso(e.at); client = e.client; action = e.action; subject = e.subject
-            bits_before = e.bitsBefore; bits_after = e.bitsAfter; result = e.result; reason = e.reason
+            bits_before = e.bitsBefore; bits_after = e.bitsAfter; result = e.result.rawValue; reason = e.reason
             transaction_id = e.transactionID; token_sha256_prefix = e.tokenPrefix; intent_id = e.intentID
         }
     }
@@ -101,7 +101,7 @@ struct AuditController: Sendable {
         if let tokenPrefix, !tokenPrefix.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) {
             throw .badRequest("token_prefix must be lowercase hex (the token_sha256_prefix of devices/state)")
         }
-        return AuditFilter(action: try text("action"), client: try text("client"), result: try text("result"), since: try time("since"),
+        return AuditFilter(action: try text("action"), client: try text("client"), result: try text("result").map(AuditResult.init(rawValue:)), since: try time("since"),
                            until: try time("until"), installID: installID, tokenPrefix: tokenPrefix)
     }
 }

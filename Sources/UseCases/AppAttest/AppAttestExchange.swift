@@ -64,7 +64,7 @@ public struct AppAttestExchange: Sendable {
         let revoked: Bool
         do { revoked = try await service.revoke(keyID: keyID, reason: reason) } catch { throw .appAttest(error) }
         guard revoked else { return false }
-        do { try await ledger.record(AuditEvent(client: client, action: .appAttestRevoke, subject: keyID, result: "ok", reason: reason)) } catch {
+        do { try await ledger.record(AuditEvent(client: client, action: .appAttestRevoke, subject: keyID, result: .ok, reason: reason)) } catch {
             throw .appAttest(.storage(error))
         }
         return true

@@ -29,7 +29,7 @@ public struct DebugSecretService: Sendable {
         let added: Bool
         do { added = try await ledger.addDebugSecret(name: name, digest: SHA256Digest.hex(secret), now: Date()) } catch { throw .storage(error) }
         guard added else { throw .exists(name: name) }
-        do { try await ledger.record(AuditEvent(client: client, action: .debugSecretCreate, subject: name, result: "ok")) } catch { throw .storage(error) }
+        do { try await ledger.record(AuditEvent(client: client, action: .debugSecretCreate, subject: name, result: .ok)) } catch { throw .storage(error) }
         return secret
     }
 
@@ -41,7 +41,7 @@ public struct DebugSecretService: Sendable {
         let deleted: Bool
         do { deleted = try await ledger.deleteDebugSecret(name: name) } catch { throw .storage(error) }
         guard deleted else { throw .notFound(name: name) }
-        do { try await ledger.record(AuditEvent(client: client, action: .debugSecretDelete, subject: name, result: "ok")) } catch { throw .storage(error) }
+        do { try await ledger.record(AuditEvent(client: client, action: .debugSecretDelete, subject: name, result: .ok)) } catch { throw .storage(error) }
     }
 
     /// How many debug secrets exist that this server refuses (production), for a start-up warning.

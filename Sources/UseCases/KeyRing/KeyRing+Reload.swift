@@ -20,7 +20,7 @@ extension KeyRing {
         let fresh = Self.keys(all, signing: newest, store: store, settings: settings, shared: shared)
         keys.withLock { $0 = fresh }
         if previous != newest.kid {
-            _ = try? await ledger.record(AuditEvent(client: "server", action: .keysActivated, subject: newest.kid, result: "ok",
+            _ = try? await ledger.record(AuditEvent(client: "server", action: .keysActivated, subject: newest.kid, result: .ok,
                                                     reason: "replaces \(previous)"))
         }
         return KeyReload(signingKID: newest.kid, replacedKID: previous == newest.kid ? nil : previous, keyCount: fresh.all.count)

@@ -18,7 +18,7 @@ public struct PendingOrderService: Sendable {
     /// the same transaction; nil, with nothing written, when there is none.
     public func withdraw(installID: String, client: String) async throws(StorageError) -> PendingDeviceAction? {
         try await ledger.withdrawPendingAction(installID: installID) { order in
-            AuditEvent(client: client, action: .pendingCancelled, subject: installID, result: "ok",
+            AuditEvent(client: client, action: .pendingCancelled, subject: installID, result: .ok,
                        reason: "\(order.kind.rawValue) ordered by \(order.client) withdrawn")
         }
     }

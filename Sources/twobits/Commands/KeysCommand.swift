@@ -19,7 +19,7 @@ enum KeysCommand {
         }
 
         func audit(_ action: AuditAction, _ subject: String, _ reason: String? = nil) async {
-            _ = try? await ledger?.record(AuditEvent(client: "cli", action: action, subject: subject, result: "ok", reason: reason))
+            _ = try? await ledger?.record(AuditEvent(client: "cli", action: action, subject: subject, result: .ok, reason: reason))
         }
         // Activations recorded by servers sharing the ledger (replicas with their own copy of the directory) count too.
         var activations = store.activations()
