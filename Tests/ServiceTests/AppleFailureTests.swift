@@ -1,6 +1,7 @@
 import DeviceCheckModel
 import Foundation
 import Sandbox
+import TestSupport
 import Testing
 import TwoBitsCrypto
 

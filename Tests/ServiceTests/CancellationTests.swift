@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A request answered by its deadline, or by shutdown, has its task cancelled: its Apple call is taken

@@ -1,6 +1,7 @@
 import Foundation
 import OutboundHTTP
 import Locking
+import TestSupport
 import Testing
 
 /// Requests that await Apple hold no thread: 1,000 at once need no more threads than one.

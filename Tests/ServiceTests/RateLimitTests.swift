@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import TestSupport
 import Testing
 import TwoBitsCrypto
 import TwoBitsService
