@@ -185,48 +185,48 @@ struct RateLimitHTTPTests {
     @Test func aClientOverItsRateGets429WithRetryAfterAndAppleSeesNoCall() async throws {
         // One token per 100 s: the burst stays spent however slowly this machine runs the test (under a parallel
         // run a few seconds may pass between requests).
-        let h = try await ServiceHarness(clientFields: ["marketing": #""rate_per_second":0.01,"burst":2"#])
-        let device = h.freshDevice()
-        let body = #"{"device_token":"\#(device.token)"}"#
-        #expect(try await h.post("/v1/devices/validate", body, key: "marketing").status == 200)
-        #expect(try await h.post("/v1/devices/validate", body, key: "marketing").status == 200)
-        let queries = h.sandbox.counters.calls["query_two_bits"] ?? 0
-        let refused = try await h.post("/v1/devices/validate", body, key: "marketing")
-        #expect(refused.status == 429 && refused.code == "rate_limited", "\(refused.text)")
-        // One token in 100 s at 0.01 per second, less the time since the burst was spent, rounded up.
-        let wait = Self.retryAfterSeconds(refused.json?["error"]?["message"]?.stringValue)
-        #expect(wait.map { (90...100).contains($0) } == true, "\(refused.text)")
-        #expect(h.sandbox.counters.calls["query_two_bits"] ?? 0 == queries)
-        // Other clients are not affected; routes that do not call Apple are not limited.
-        #expect(try await h.post("/v1/devices/validate", body, key: "all").status == 200)
-        #expect(try await h.request("GET", "/v1/admin/audit", key: "all").status == 200)
-        let metrics = try await h.request("GET", "/metrics", key: nil)
-        #expect(metrics.text.contains(#"twobits_rate_limited_total{client="marketing",scope="client"} 1"#), "\(metrics.text)")
-        await h.close()
+        try await withService(.init(clientFields: ["marketing": #""rate_per_second":0.01,"burst":2"#])) { h in
+            let device = h.freshDevice()
+            let body = #"{"device_token":"\#(device.token)"}"#
+            #expect(try await h.post("/v1/devices/validate", body, key: "marketing").status == 200)
+            #expect(try await h.post("/v1/devices/validate", body, key: "marketing").status == 200)
+            let queries = h.sandbox.counters.calls["query_two_bits"] ?? 0
+            let refused = try await h.post("/v1/devices/validate", body, key: "marketing")
+            #expect(refused.status == 429 && refused.code == "rate_limited", "\(refused.text)")
+            // One token in 100 s at 0.01 per second, less the time since the burst was spent, rounded up.
+            let wait = Self.retryAfterSeconds(refused.json?["error"]?["message"]?.stringValue)
+            #expect(wait.map { (90...100).contains($0) } == true, "\(refused.text)")
+            #expect(h.sandbox.counters.calls["query_two_bits"] ?? 0 == queries)
+            // Other clients are not affected; routes that do not call Apple are not limited.
+            #expect(try await h.post("/v1/devices/validate", body, key: "all").status == 200)
+            #expect(try await h.request("GET", "/v1/admin/audit", key: "all").status == 200)
+            let metrics = try await h.request("GET", "/metrics", key: nil)
+            #expect(metrics.text.contains(#"twobits_rate_limited_total{client="marketing",scope="client"} 1"#), "\(metrics.text)")
+        }
     }
 
     @Test func theGlobalCeilingRefusesEveryClientOnceSpent() async throws {
         // One call per second, so a request right after one that spent the second is over the ceiling. A slow
         // machine (a parallel run) may let a second pass between the two: then the pair is tried again, a few times.
-        let h = try await ServiceHarness(apple: ["max_calls_per_second": "1"])
-        let device = h.freshDevice()
-        let body = #"{"device_token":"\#(device.token)"}"#
-        var queries = 0
-        func spendTheSecondThenAsk() async throws -> ServiceHarness.Answer {
-            #expect(try await h.post("/v1/devices/validate", body, key: "all").status == 200)
-            queries = h.sandbox.counters.calls["query_two_bits"] ?? 0
-            return try await h.post("/v1/devices/validate", body, key: "marketing")
+        try await withService(.init(apple: ["max_calls_per_second": "1"])) { h in
+            let device = h.freshDevice()
+            let body = #"{"device_token":"\#(device.token)"}"#
+            var queries = 0
+            func spendTheSecondThenAsk() async throws -> ServiceHarness.Answer {
+                #expect(try await h.post("/v1/devices/validate", body, key: "all").status == 200)
+                queries = h.sandbox.counters.calls["query_two_bits"] ?? 0
+                return try await h.post("/v1/devices/validate", body, key: "marketing")
+            }
+            var refused = try await spendTheSecondThenAsk()
+            for _ in 0..<4 where refused.status == 200 {
+                try await Task.sleep(for: .milliseconds(1_100)) // a full bucket again
+                refused = try await spendTheSecondThenAsk()
+            }
+            #expect(refused.status == 429 && refused.code == "rate_limited", "\(refused.text)")
+            #expect(refused.json?["error"]?["message"]?.stringValue?.contains("retry after 1 s") == true, "\(refused.text)")
+            #expect(h.sandbox.counters.calls["query_two_bits"] ?? 0 == queries)
+            let metrics = try await h.request("GET", "/metrics", key: nil)
+            #expect(metrics.text.contains(#"twobits_rate_limited_total{client="marketing",scope="global"} 1"#), "\(metrics.text)")
         }
-        var refused = try await spendTheSecondThenAsk()
-        for _ in 0..<4 where refused.status == 200 {
-            try await Task.sleep(for: .milliseconds(1_100)) // a full bucket again
-            refused = try await spendTheSecondThenAsk()
-        }
-        #expect(refused.status == 429 && refused.code == "rate_limited", "\(refused.text)")
-        #expect(refused.json?["error"]?["message"]?.stringValue?.contains("retry after 1 s") == true, "\(refused.text)")
-        #expect(h.sandbox.counters.calls["query_two_bits"] ?? 0 == queries)
-        let metrics = try await h.request("GET", "/metrics", key: nil)
-        #expect(metrics.text.contains(#"twobits_rate_limited_total{client="marketing",scope="global"} 1"#), "\(metrics.text)")
-        await h.close()
     }
 }

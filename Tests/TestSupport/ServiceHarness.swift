@@ -153,6 +153,11 @@ public final class ServiceHarness: Sendable {
 /// also when `body` throws.
 public func withService<T>(_ configuration: ServiceHarness.Configuration = .init(),
                            _ body: (ServiceHarness) async throws -> T) async throws -> T {
+    try await withStartedService(configuration, body)
+}
+
+private func withStartedService<T>(_ configuration: ServiceHarness.Configuration,
+                                   _ body: (ServiceHarness) async throws -> T) async throws -> T {
     let harness = try await ServiceHarness(configuration)
     let result: T
     do {
@@ -163,6 +168,14 @@ public func withService<T>(_ configuration: ServiceHarness.Configuration = .init
     }
     await harness.close()
     return result
+}
+
+/// `withService` for a body that returns nothing, so that the closure's type is known before its body is checked.
+/// A body whose only `try` sits inside `#expect(…)` may still be inferred non-throwing (the macro is expanded
+/// later): such a body says `{ h async throws in`.
+public func withService(_ configuration: ServiceHarness.Configuration = .init(),
+                        _ body: (ServiceHarness) async throws -> Void) async throws {
+    try await withStartedService(configuration, body)
 }
 
 /// Threads of this process right now (Linux).
