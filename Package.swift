@@ -116,15 +116,20 @@ let package = Package(
         // Test support shared by the test targets: child processes through posix_spawn.
         .target(name: "ChildProcess", dependencies: ["TwoBitsCrypto"], path: "Tests/ChildProcess"),
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
+        // The harnesses the suites share: a started sandbox, a started service with its typed configuration, each
+        // closed by a scoped `withSandbox { … }` / `withService { … }` whatever the test body does.
+        .target(name: "TestSupport", dependencies: [
+            "TwoBitsService", "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "WireFormats", "Locking",
+        ], path: "Tests/TestSupport"),
         .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),
         .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess"]),
         .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "OutboundHTTP", "EventLoops", "Locking"]),
         .testTarget(name: "DeviceCheckModelTests", dependencies: ["DeviceCheckModel"]),
         // The Apple client against the sandbox, the sandbox's strictness, and the parsers against Python's.
         .testTarget(name: "AppleDeviceCheckClientTests", dependencies: [
-            "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess", "SeededRandom",
+            "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess", "SeededRandom", "TestSupport",
         ]),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheckModel", "AppleDeviceCheckClient", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom"]),
+        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheckModel", "AppleDeviceCheckClient", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom", "TestSupport"]),
         .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats", "SeededRandom", "Sandbox"]),
         // The ledger's contract, the same cases over SQLite and PostgreSQL, and PostgreSQL's cross-replica guarantees.
         .testTarget(name: "LedgerContractTests", dependencies: ["Ledger", "SQLiteLedger", "PostgresLedger", "Locking", "EventLoops"]),
@@ -132,10 +137,10 @@ let package = Package(
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
             "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "TokenSigning",
-            "Locking", "AppAttest",
+            "Locking", "AppAttest", "TestSupport",
         ]),
         // The client library end to end: the sandbox's simulated iPhones, a real service, a relay over HTTP.
-        .testTarget(name: "TwoBitsClientTests", dependencies: ["TwoBitsClient", "TwoBitsService", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "TokenSigning"]),
+        .testTarget(name: "TwoBitsClientTests", dependencies: ["TwoBitsClient", "TwoBitsService", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "TokenSigning", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,6 +2,7 @@ import AppleDeviceCheckClient
 import DeviceCheckModel
 import Foundation
 import Sandbox
+import TestSupport
 import Testing
 import TwoBitsCrypto
 

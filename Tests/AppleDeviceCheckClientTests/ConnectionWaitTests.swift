@@ -1,5 +1,6 @@
 import DeviceCheckModel
 import Foundation
+import TestSupport
 import Testing
 
 /// Over plain http a call needs a connection of its own: beyond `maxConnections` calls wait in the

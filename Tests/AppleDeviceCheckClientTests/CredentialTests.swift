@@ -1,6 +1,7 @@
 import DeviceCheckModel
 import Foundation
 import Sandbox
+import TestSupport
 import Testing
 import TwoBitsCrypto
 
@@ -77,7 +78,7 @@ import TwoBitsCrypto
             let client = try h.client(tokens: tokens)
             let device = h.device()
             try await client.validate(try h.token(device))
-            clock.advance(seconds: 11 * 60)
+            clock.advance(by: 11 * 60)
             try await client.validate(try h.token(device))
             #expect(h.statusCount(401) == 1)
             #expect(h.statusCount(200) == 2)

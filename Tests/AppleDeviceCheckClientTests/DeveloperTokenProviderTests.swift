@@ -2,6 +2,7 @@ import AppleDeviceCheckClient
 import DeviceCheckModel
 import Foundation
 import Sandbox
+import TestSupport
 import Testing
 import TwoBitsCrypto
 
@@ -56,10 +57,10 @@ import TwoBitsCrypto
         let clock = TestClock()
         let provider = DeveloperTokenProvider(credentials: try credentials(), now: clock.closure)
         let first = provider.current()
-        clock.advance(seconds: 29 * 60)
+        clock.advance(by: 29 * 60)
         #expect(provider.current() == first)
         #expect(provider.tokensSigned == 1)
-        clock.advance(seconds: 22 * 60) // 51 minutes after signing
+        clock.advance(by: 22 * 60) // 51 minutes after signing
         let second = provider.current()
         #expect(second != first)
         #expect(second.issuedAt.timeIntervalSince(first.issuedAt) >= 51 * 60 - 1)
@@ -71,9 +72,9 @@ import TwoBitsCrypto
         let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
         let provider = DeveloperTokenProvider(credentials: try credentials(), refreshAge: 1_800...1_800, now: clock.closure)
         let first = provider.current()
-        clock.advance(seconds: 1_799)
+        clock.advance(by: 1_799)
         #expect(provider.current() == first)
-        clock.advance(seconds: 1)
+        clock.advance(by: 1)
         #expect(provider.current() != first)
         #expect(provider.tokensSigned == 2)
     }
@@ -87,7 +88,7 @@ import TwoBitsCrypto
             try await client.validate(try h.token(device))
             try await client.validate(try h.token(device))
             #expect(h.sandbox.counters.distinctDeveloperTokens == 1)
-            clock.advance(seconds: 51 * 60)
+            clock.advance(by: 51 * 60)
             try await client.validate(try h.token(device))
             #expect(h.sandbox.counters.distinctDeveloperTokens == 2)
             #expect(h.statusCount(401) == 0)
@@ -122,7 +123,7 @@ import TwoBitsCrypto
             #expect(age >= 0 && age < 50 * 60, "age \(age) s at +\(clock.now.timeIntervalSince(start)) s")
             issued.insert(token.issuedAt)
             step += 1
-            clock.advance(seconds: Double(60 * (1 + step % 7)))
+            clock.advance(by: Double(60 * (1 + step % 7)))
         }
         // One token per 30-50 minutes: between 6 h / 50 min and 6 h / 30 min (+ the first).
         #expect(provider.tokensSigned == issued.count)
@@ -133,9 +134,9 @@ import TwoBitsCrypto
         let clock = TestClock()
         let provider = DeveloperTokenProvider(credentials: try credentials(), now: clock.closure)
         let first = provider.current()
-        clock.advance(seconds: -30) // within a minute: still fine
+        clock.advance(by: -30) // within a minute: still fine
         #expect(provider.current() == first)
-        clock.advance(seconds: -10 * 60) // now the cached iat is 10 minutes in the future
+        clock.advance(by: -10 * 60) // now the cached iat is 10 minutes in the future
         let second = provider.current()
         #expect(second != first)
         #expect(second.issuedAt <= clock.now)

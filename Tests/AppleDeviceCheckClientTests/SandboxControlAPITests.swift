@@ -2,6 +2,7 @@ import DeviceCheckModel
 import Foundation
 import OutboundHTTP
 import Sandbox
+import TestSupport
 import Testing
 import TwoBitsCrypto
 import WireFormats

@@ -2,6 +2,7 @@ import DeviceCheckModel
 import Foundation
 import OutboundHTTP
 import Sandbox
+import TestSupport
 import Testing
 import TwoBitsCrypto
 import WireFormats
@@ -85,7 +86,7 @@ import WireFormats
             #expect(tampered.status == 401)
             #expect(tampered.text == AppleResponseBody.unverifiedAuthorizationToken)
 
-            clock.advance(seconds: 3_700)
+            clock.advance(by: 3_700)
             let old = try await raw.post(.validate, body: try body(), authorization: "Bearer " + raw.jwt)
             #expect(old.status == 401)
             #expect(old.text == AppleResponseBody.expiredAuthorizationToken)

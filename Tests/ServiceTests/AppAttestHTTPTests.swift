@@ -1,6 +1,7 @@
 import AppAttest
 import Foundation
 @testable import Sandbox
+import TestSupport
 import Testing
 import TwoBitsCrypto
 import WireFormats
@@ -10,8 +11,8 @@ import WireFormats
 @Suite(.serialized) struct AppAttestHTTPTests {
     static let appID = AppID(teamID: "TEAMID1234", bundleID: "com.example.http")
 
-    func harness(requireDeviceToken: Bool = false) async throws -> ServiceHarness {
-        try await ServiceHarness(extra: ["app_attest": #"{"apps":["TEAMID1234.com.example.http"],"environment":"production","#
+    static func configuration(requireDeviceToken: Bool = false) -> ServiceHarness.Configuration {
+        ServiceHarness.Configuration(extra: ["app_attest": #"{"apps":["TEAMID1234.com.example.http"],"environment":"production","#
             + #""root_ca_file":"appattest-root.pem","require_device_token":\#(requireDeviceToken)}"#])
     }
 
@@ -33,58 +34,58 @@ import WireFormats
     }
 
     @Test func aBannedDeviceIsRefusedAndTheChallengeStaysUsable() async throws {
-        let h = try await harness()
-        let banned = h.freshDevice()
-        let ban = try await h.post("/v1/admin/bans", #"{"device_token":"\#(banned.token)","reason":"fraud"}"#, key: "admin")
-        #expect(ban.status == 200, "\(ban.text)")
-        let key = device()
-        let value = try await challenge(h)
-        let refused = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value, deviceToken: h.sandbox.mintToken(for: banned.id)!), key: "mainapi")
-        #expect(refused.status == 403 && refused.code == "device_banned", "\(refused.text)")
-        // Nothing was used up by the refusal: the same challenge and key attest for a device in good standing.
-        let accepted = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value, deviceToken: h.freshDevice().token), key: "mainapi")
-        #expect(accepted.status == 201, "\(accepted.text)")
-        #expect(accepted.json?["tier"]?.stringValue == "appattest")
-        await h.close()
+        try await withService(Self.configuration()) { h in
+            let banned = h.freshDevice()
+            let ban = try await h.post("/v1/admin/bans", #"{"device_token":"\#(banned.token)","reason":"fraud"}"#, key: "admin")
+            #expect(ban.status == 200, "\(ban.text)")
+            let key = device()
+            let value = try await challenge(h)
+            let refused = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value, deviceToken: h.sandbox.mintToken(for: banned.id)!), key: "mainapi")
+            #expect(refused.status == 403 && refused.code == "device_banned", "\(refused.text)")
+            // Nothing was used up by the refusal: the same challenge and key attest for a device in good standing.
+            let accepted = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value, deviceToken: h.freshDevice().token), key: "mainapi")
+            #expect(accepted.status == 201, "\(accepted.text)")
+            #expect(accepted.json?["tier"]?.stringValue == "appattest")
+        }
     }
 
     @Test func aRequiredDeviceTokenIsRequired() async throws {
-        let h = try await harness(requireDeviceToken: true)
-        let key = device()
-        let value = try await challenge(h)
-        let refused = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value), key: "mainapi")
-        #expect(refused.status == 400 && refused.code == "device_token_required", "\(refused.text)")
-        let accepted = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value, deviceToken: h.freshDevice().token), key: "mainapi")
-        #expect(accepted.status == 201, "\(accepted.text)")
-        await h.close()
+        try await withService(Self.configuration(requireDeviceToken: true)) { h in
+            let key = device()
+            let value = try await challenge(h)
+            let refused = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value), key: "mainapi")
+            #expect(refused.status == 400 && refused.code == "device_token_required", "\(refused.text)")
+            let accepted = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value, deviceToken: h.freshDevice().token), key: "mainapi")
+            #expect(accepted.status == 201, "\(accepted.text)")
+        }
     }
 
     @Test func aRevokedKeyAssertsNoMore() async throws {
-        let h = try await harness()
-        let key = device()
-        let attested = try await h.post("/v1/app-attest/attestations", attestBody(h, key, try await challenge(h)), key: "mainapi")
-        let artifact = try #require(attested.json?["artifact"]?.stringValue)
+        try await withService(Self.configuration()) { h in
+            let key = device()
+            let attested = try await h.post("/v1/app-attest/attestations", attestBody(h, key, try await challenge(h)), key: "mainapi")
+            let artifact = try #require(attested.json?["artifact"]?.stringValue)
 
-        func assertOnce() async throws -> ServiceHarness.Answer {
-            let value = try await challenge(h)
-            let clientData = Data(#"{"challenge":"\#(value)"}"#.utf8)
-            let signed = key.assertion(clientDataHash: SHA256Digest.hash(clientData), fault: nil).assertion
-            return try await h.post("/v1/app-attest/assertions", #"{"artifact":"\#(artifact)","assertion":"\#(signed.base64EncodedString())","#
-                + #""client_data":"\#(clientData.base64EncodedString())","challenge":"\#(value)"}"#, key: "mainapi")
+            func assertOnce() async throws -> ServiceHarness.Answer {
+                let value = try await challenge(h)
+                let clientData = Data(#"{"challenge":"\#(value)"}"#.utf8)
+                let signed = key.assertion(clientDataHash: SHA256Digest.hash(clientData), fault: nil).assertion
+                return try await h.post("/v1/app-attest/assertions", #"{"artifact":"\#(artifact)","assertion":"\#(signed.base64EncodedString())","#
+                    + #""client_data":"\#(clientData.base64EncodedString())","challenge":"\#(value)"}"#, key: "mainapi")
+            }
+            let first = try await assertOnce()
+            #expect(first.status == 200 && first.json?["counter"]?.intValue == 1, "\(first.text)")
+            // A reason with a C1 CSI or a bidi override is refused as a ban's is (issue 34), and revokes nothing.
+            for reason in [#""\u009b31mstolen""#, #""stolen \u202e""#] {
+                let refused = try await h.post("/v1/admin/app-attest/keys/\(artifact)/revoke", #"{"reason":\#(reason)}"#, key: "admin")
+                #expect(refused.status == 400 && refused.code == "bad_request", "\(refused.text)")
+            }
+            let stillValid = try await assertOnce()
+            #expect(stillValid.status == 200 && stillValid.json?["counter"]?.intValue == 2, "\(stillValid.text)")
+            let revoke = try await h.post("/v1/admin/app-attest/keys/\(artifact)/revoke", #"{"reason":"stolen"}"#, key: "admin")
+            #expect(revoke.status == 200 && revoke.json?["revoked"] == .bool(true), "\(revoke.text)")
+            let after = try await assertOnce()
+            #expect(after.status == 403 && after.json?["error"]?["reason"]?.stringValue == "key_revoked", "\(after.text)")
         }
-        let first = try await assertOnce()
-        #expect(first.status == 200 && first.json?["counter"]?.intValue == 1, "\(first.text)")
-        // A reason with a C1 CSI or a bidi override is refused as a ban's is (issue 34), and revokes nothing.
-        for reason in [#""\u009b31mstolen""#, #""stolen \u202e""#] {
-            let refused = try await h.post("/v1/admin/app-attest/keys/\(artifact)/revoke", #"{"reason":\#(reason)}"#, key: "admin")
-            #expect(refused.status == 400 && refused.code == "bad_request", "\(refused.text)")
-        }
-        let stillValid = try await assertOnce()
-        #expect(stillValid.status == 200 && stillValid.json?["counter"]?.intValue == 2, "\(stillValid.text)")
-        let revoke = try await h.post("/v1/admin/app-attest/keys/\(artifact)/revoke", #"{"reason":"stolen"}"#, key: "admin")
-        #expect(revoke.status == 200 && revoke.json?["revoked"] == .bool(true), "\(revoke.text)")
-        let after = try await assertOnce()
-        #expect(after.status == 403 && after.json?["error"]?["reason"]?.stringValue == "key_revoked", "\(after.text)")
-        await h.close()
     }
 }

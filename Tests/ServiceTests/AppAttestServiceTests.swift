@@ -2,6 +2,7 @@ import AppAttest
 import Foundation
 import Ledger
 @testable import Sandbox
+import TestSupport
 import Testing
 import TwoBitsCrypto
 import TwoBitsService

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TwoBitsCrypto
 import WireFormats
@@ -15,100 +16,101 @@ import WireFormats
     }
 
     @Test func aDeviceTokenIsExchangedOnceAndItsReuseIsRefusedWithoutCallingApple() async throws {
-        let h = try await ServiceHarness()
-        let device = h.freshDevice()
-        let first = try await Self.exchange(h, #""device_token":"\#(device.token)""#)
-        #expect(first.status == 201)
-        #expect(first.json?["tier"]?.stringValue == "devicecheck")
-        let queries = h.sandbox.counters.calls["query_two_bits"] ?? 0
-        let again = try await Self.exchange(h, #""device_token":"\#(device.token)""#)
-        #expect(again.status == 409)
-        #expect(again.code == "device_token_reused")
-        #expect((h.sandbox.counters.calls["query_two_bits"] ?? 0) == queries)
-        // A fresh token of the same device is fine.
-        #expect(try await Self.exchange(h, #""device_token":"\#(h.sandbox.mintToken(for: device.id)!)""#).status == 201)
-        await h.close()
+        try await withService { h in
+            let device = h.freshDevice()
+            let first = try await Self.exchange(h, #""device_token":"\#(device.token)""#)
+            #expect(first.status == 201)
+            #expect(first.json?["tier"]?.stringValue == "devicecheck")
+            let queries = h.sandbox.counters.calls["query_two_bits"] ?? 0
+            let again = try await Self.exchange(h, #""device_token":"\#(device.token)""#)
+            #expect(again.status == 409)
+            #expect(again.code == "device_token_reused")
+            #expect((h.sandbox.counters.calls["query_two_bits"] ?? 0) == queries)
+            // A fresh token of the same device is fine.
+            #expect(try await Self.exchange(h, #""device_token":"\#(h.sandbox.mintToken(for: device.id)!)""#).status == 201)
+        }
     }
 
     @Test func aLimitedUseTokenIsConsumedExactlyOnce() async throws {
-        let h = try await ServiceHarness()
-        let issued = try await Self.exchange(h, #""device_token":"\#(h.freshDevice().token)","limited_use":true"#)
-        let token = try #require(issued.json?["token"]?.stringValue)
-        let first = try await Self.verify(h, token, consume: true)
-        #expect(first.json?["valid"]?.boolValue == true)
-        #expect(first.json?["already_consumed"]?.boolValue == false)
-        for _ in 0..<2 {
-            let again = try await Self.verify(h, token, consume: true)
-            #expect(again.json?["valid"]?.boolValue == true)
-            #expect(again.json?["already_consumed"]?.boolValue == true)
+        try await withService { h in
+            let issued = try await Self.exchange(h, #""device_token":"\#(h.freshDevice().token)","limited_use":true"#)
+            let token = try #require(issued.json?["token"]?.stringValue)
+            let first = try await Self.verify(h, token, consume: true)
+            #expect(first.json?["valid"]?.boolValue == true)
+            #expect(first.json?["already_consumed"]?.boolValue == false)
+            for _ in 0..<2 {
+                let again = try await Self.verify(h, token, consume: true)
+                #expect(again.json?["valid"]?.boolValue == true)
+                #expect(again.json?["already_consumed"]?.boolValue == true)
+            }
+            // Verifying without consuming does not consume.
+            let other = try #require(try await Self.exchange(h, #""device_token":"\#(h.freshDevice().token)","limited_use":true"#).json?["token"]?.stringValue)
+            #expect(try await Self.verify(h, other).json?["already_consumed"]?.boolValue == false)
+            #expect(try await Self.verify(h, other, consume: true).json?["already_consumed"]?.boolValue == false)
+            // An unlimited token cannot be consumed.
+            let unlimited = try #require(try await Self.exchange(h, #""device_token":"\#(h.freshDevice().token)""#).json?["token"]?.stringValue)
+            #expect(try await Self.verify(h, unlimited, consume: true).status == 400)
         }
-        // Verifying without consuming does not consume.
-        let other = try #require(try await Self.exchange(h, #""device_token":"\#(h.freshDevice().token)","limited_use":true"#).json?["token"]?.stringValue)
-        #expect(try await Self.verify(h, other).json?["already_consumed"]?.boolValue == false)
-        #expect(try await Self.verify(h, other, consume: true).json?["already_consumed"]?.boolValue == false)
-        // An unlimited token cannot be consumed.
-        let unlimited = try #require(try await Self.exchange(h, #""device_token":"\#(h.freshDevice().token)""#).json?["token"]?.stringValue)
-        #expect(try await Self.verify(h, unlimited, consume: true).status == 400)
-        await h.close()
     }
 
     @Test func aBannedDeviceGetsNoToken() async throws {
-        let h = try await ServiceHarness()
-        let device = h.freshDevice()
-        #expect(try await h.post("/v1/admin/bans", #"{"device_token":"\#(device.token)","reason":"test"}"#, key: "admin").status == 200)
-        let refused = try await Self.exchange(h, #""device_token":"\#(h.sandbox.mintToken(for: device.id)!)""#)
-        #expect(refused.status == 403)
-        #expect(refused.code == "device_banned")
-        await h.close()
+        try await withService { h in
+            let device = h.freshDevice()
+            #expect(try await h.post("/v1/admin/bans", #"{"device_token":"\#(device.token)","reason":"test"}"#, key: "admin").status == 200)
+            let refused = try await Self.exchange(h, #""device_token":"\#(h.sandbox.mintToken(for: device.id)!)""#)
+            #expect(refused.status == 403)
+            #expect(refused.code == "device_banned")
+        }
     }
 
     @Test func debugSecretsIssueDebugTierInDevelopmentOnly() async throws {
-        let dev = try await ServiceHarness()
-        let created = try await dev.post("/v1/admin/debug-secrets", #"{"name":"ci"}"#, key: "admin")
-        #expect(created.status == 201)
-        let secret = try #require(created.json?["debug_secret"]?.stringValue)
-        let issued = try await Self.exchange(dev, #""debug_secret":"\#(secret)""#)
-        #expect(issued.status == 201)
-        #expect(issued.json?["tier"]?.stringValue == "debug")
-        let wrong = try await Self.exchange(dev, #""debug_secret":"\#(secret)x""#)
-        #expect(wrong.status == 401)
-        #expect(wrong.code == "invalid_debug_secret")
-        await dev.close()
+        let secret = try await withService { dev in
+            let created = try await dev.post("/v1/admin/debug-secrets", #"{"name":"ci"}"#, key: "admin")
+            #expect(created.status == 201)
+            let secret = try #require(created.json?["debug_secret"]?.stringValue)
+            let issued = try await Self.exchange(dev, #""debug_secret":"\#(secret)""#)
+            #expect(issued.status == 201)
+            #expect(issued.json?["tier"]?.stringValue == "debug")
+            let wrong = try await Self.exchange(dev, #""debug_secret":"\#(secret)x""#)
+            #expect(wrong.status == 401)
+            #expect(wrong.code == "invalid_debug_secret")
+            return secret
+        }
 
-        let production = try await ServiceHarness(apple: ["environment": #""production""#])
-        let refused = try await Self.exchange(production, #""debug_secret":"\#(secret)""#)
-        #expect(refused.status == 403)
-        #expect(refused.code == "debug_disabled")
-        await production.close()
+        try await withService(.init(apple: ["environment": #""production""#])) { production in
+            let refused = try await Self.exchange(production, #""debug_secret":"\#(secret)""#)
+            #expect(refused.status == 403)
+            #expect(refused.code == "debug_disabled")
+        }
     }
 
     @Test func theJWKSServesOnlyPublicMembers() async throws {
-        let h = try await ServiceHarness()
-        let answer = try await h.request("GET", "/.well-known/jwks.json", key: nil)
-        #expect(answer.status == 200)
-        guard case .array(let keys)? = answer.json?["keys"] else { Issue.record("no keys: \(answer.text)"); await h.close(); return }
-        #expect(!keys.isEmpty)
-        for key in keys {
-            #expect(Set(key.objectValue?.keys.map { $0 } ?? []) == ["kty", "crv", "x", "y", "kid", "use", "alg"])
-            #expect(key["d"] == nil, "the private scalar never leaves the server")
+        try await withService { h in
+            let answer = try await h.request("GET", "/.well-known/jwks.json", key: nil)
+            #expect(answer.status == 200)
+            guard case .array(let keys)? = answer.json?["keys"] else { Issue.record("no keys: \(answer.text)"); return }
+            #expect(!keys.isEmpty)
+            for key in keys {
+                #expect(Set(key.objectValue?.keys.map { $0 } ?? []) == ["kty", "crv", "x", "y", "kid", "use", "alg"])
+                #expect(key["d"] == nil, "the private scalar never leaves the server")
+            }
+            // An issued token names one of these keys.
+            let token = try #require(try await Self.exchange(h, #""device_token":"\#(h.freshDevice().token)""#).json?["token"]?.stringValue)
+            let header = try? JSONValue.parse(Data(base64URLEncoded: String(token.split(separator: ".")[0])) ?? Data())
+            #expect(keys.contains { $0["kid"] == header?["kid"] })
         }
-        // An issued token names one of these keys.
-        let token = try #require(try await Self.exchange(h, #""device_token":"\#(h.freshDevice().token)""#).json?["token"]?.stringValue)
-        let header = try? JSONValue.parse(Data(base64URLEncoded: String(token.split(separator: ".")[0])) ?? Data())
-        #expect(keys.contains { $0["kid"] == header?["kid"] })
-        await h.close()
     }
 
     @Test func onlyTheExactAPIKeyAuthenticates() async throws {
-        let h = try await ServiceHarness()
-        let good = try #require(h.keys["admin"])
-        #expect(try await h.request("GET", "/v1/admin/audit", key: good).status == 200)
-        // The same length and prefix, one character changed; and a key of another client for an admin route.
-        var chars = Array(good)
-        chars[chars.count - 1] = chars[chars.count - 1] == "A" ? "B" : "A"
-        #expect(try await h.request("GET", "/v1/admin/audit", key: String(chars)).status == 401)
-        #expect(try await h.request("GET", "/v1/admin/audit", key: "tb_" + SecureRandom.bytes(32).base64URLEncodedString()).status == 401)
-        #expect(try await h.request("GET", "/v1/admin/audit", key: "marketing").status == 403)
-        await h.close()
+        try await withService { h in
+            let good = try #require(h.keys["admin"])
+            #expect(try await h.request("GET", "/v1/admin/audit", key: good).status == 200)
+            // The same length and prefix, one character changed; and a key of another client for an admin route.
+            var chars = Array(good)
+            chars[chars.count - 1] = chars[chars.count - 1] == "A" ? "B" : "A"
+            #expect(try await h.request("GET", "/v1/admin/audit", key: String(chars)).status == 401)
+            #expect(try await h.request("GET", "/v1/admin/audit", key: "tb_" + SecureRandom.bytes(32).base64URLEncodedString()).status == 401)
+            #expect(try await h.request("GET", "/v1/admin/audit", key: "marketing").status == 403)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import DeviceCheckModel
 import Foundation
 import Sandbox
+import TestSupport
 import Testing
 import TwoBitsCrypto
 import WireFormats
@@ -31,179 +32,179 @@ import WireFormats
     }
 
     @Test func theSameKeyAndBodyReplayTheFirstAnswerByteForByteWithoutCallingApple() async throws {
-        let h = try await ServiceHarness()
-        let device = h.freshDevice()
-        let first = try Self.claim(h, "spring", token: device.token, key: "k-1")
-        #expect(first.status == 200)
-        #expect(first.header("Idempotent-Replayed") == nil)
-        let calls = Self.appleCalls(h)
-        #expect(calls["update_two_bits"] == 1)
-        let audit = try await Self.auditCount(h)
+        try await withService { h in
+            let device = h.freshDevice()
+            let first = try Self.claim(h, "spring", token: device.token, key: "k-1")
+            #expect(first.status == 200)
+            #expect(first.header("Idempotent-Replayed") == nil)
+            let calls = Self.appleCalls(h)
+            #expect(calls["update_two_bits"] == 1)
+            let audit = try await Self.auditCount(h)
 
-        for _ in 0..<2 {
-            let again = try Self.claim(h, "spring", token: device.token, key: "k-1")
-            #expect(again.status == 200)
-            #expect(again.body == first.body, "the replay is the first body, byte for byte")
-            #expect(again.header("Idempotent-Replayed") == "true")
+            for _ in 0..<2 {
+                let again = try Self.claim(h, "spring", token: device.token, key: "k-1")
+                #expect(again.status == 200)
+                #expect(again.body == first.body, "the replay is the first body, byte for byte")
+                #expect(again.header("Idempotent-Replayed") == "true")
+            }
+            #expect(Self.appleCalls(h) == calls, "a replay calls Apple for nothing, not even a query")
+            #expect(h.sandbox.device(device.id)?.updates == 1)
+            #expect(try await Self.auditCount(h) == audit)
         }
-        #expect(Self.appleCalls(h) == calls, "a replay calls Apple for nothing, not even a query")
-        #expect(h.sandbox.device(device.id)?.updates == 1)
-        #expect(try await Self.auditCount(h) == audit)
-        await h.close()
     }
 
     @Test func aFinalRefusalIsReplayedToo() async throws {
         // The device claimed without a key; the keyed request's 409 already_claimed is final and replayed.
-        let h = try await ServiceHarness()
-        let device = h.freshDevice()
-        #expect(try await h.post("/v1/promotions/spring/claim", #"{"device_token":"\#(device.token)"}"#, key: "marketing").status == 200)
-        let refused = try Self.claim(h, "spring", token: device.token, key: "k-refused")
-        #expect(refused.status == 409)
-        #expect(refused.json?["error"]?["code"]?.stringValue == "already_claimed")
-        let calls = Self.appleCalls(h)
-        let again = try Self.claim(h, "spring", token: device.token, key: "k-refused")
-        #expect(again.status == 409)
-        #expect(again.body == refused.body)
-        #expect(again.header("Idempotent-Replayed") == "true")
-        #expect(Self.appleCalls(h) == calls)
-        await h.close()
+        try await withService { h in
+            let device = h.freshDevice()
+            #expect(try await h.post("/v1/promotions/spring/claim", #"{"device_token":"\#(device.token)"}"#, key: "marketing").status == 200)
+            let refused = try Self.claim(h, "spring", token: device.token, key: "k-refused")
+            #expect(refused.status == 409)
+            #expect(refused.json?["error"]?["code"]?.stringValue == "already_claimed")
+            let calls = Self.appleCalls(h)
+            let again = try Self.claim(h, "spring", token: device.token, key: "k-refused")
+            #expect(again.status == 409)
+            #expect(again.body == refused.body)
+            #expect(again.header("Idempotent-Replayed") == "true")
+            #expect(Self.appleCalls(h) == calls)
+        }
     }
 
     @Test func aTransientFailureIsNotStoredSoTheRetryRuns() async throws {
         // A 503 is not a final answer: the key is given back, and the retry with it reaches Apple and claims.
-        let h = try await ServiceHarness(apple: ["timeout_ms": "400"])
-        let device = h.freshDevice()
-        h.sandbox.inject(Fault(kind: .status, status: 503, count: 1_000))
-        let unavailable = try Self.claim(h, "spring", token: device.token, key: "k-503")
-        #expect(unavailable.status == 503)
-        h.sandbox.clearFaults()
-        let retry = try Self.claim(h, "spring", token: device.token, key: "k-503")
-        #expect(retry.status == 200)
-        #expect(retry.header("Idempotent-Replayed") == nil)
-        #expect(h.sandbox.device(device.id)?.updates == 1)
-        await h.close()
+        try await withService(.init(apple: ["timeout_ms": "400"])) { h in
+            let device = h.freshDevice()
+            h.sandbox.inject(Fault(kind: .status, status: 503, count: 1_000))
+            let unavailable = try Self.claim(h, "spring", token: device.token, key: "k-503")
+            #expect(unavailable.status == 503)
+            h.sandbox.clearFaults()
+            let retry = try Self.claim(h, "spring", token: device.token, key: "k-503")
+            #expect(retry.status == 200)
+            #expect(retry.header("Idempotent-Replayed") == nil)
+            #expect(h.sandbox.device(device.id)?.updates == 1)
+        }
     }
 
     @Test func theSameKeyForAnotherDeviceIs422AndWritesNothing() async throws {
-        let h = try await ServiceHarness()
-        let first = h.freshDevice(), other = h.freshDevice()
-        #expect(try Self.claim(h, "spring", token: first.token, key: "k-dev").status == 200)
-        let calls = Self.appleCalls(h)
-        let audit = try await Self.auditCount(h)
+        try await withService { h in
+            let first = h.freshDevice(), other = h.freshDevice()
+            #expect(try Self.claim(h, "spring", token: first.token, key: "k-dev").status == 200)
+            let calls = Self.appleCalls(h)
+            let audit = try await Self.auditCount(h)
 
-        let reused = try Self.claim(h, "spring", token: other.token, key: "k-dev")
-        #expect(reused.status == 422)
-        #expect(reused.json?["error"]?["code"]?.stringValue == "idempotency_key_conflict")
-        #expect(reused.header("Idempotent-Replayed") == nil)
-        #expect(Self.appleCalls(h) == calls, "refused before any Apple call")
-        #expect(h.sandbox.device(other.id)?.updates == 0)
-        #expect(h.sandbox.device(other.id)?.lastUpdated == nil)
-        #expect(try await Self.auditCount(h) == audit)
-        // The key stays bound to the first request: its repeat still replays.
-        let repeatFirst = try Self.claim(h, "spring", token: first.token, key: "k-dev")
-        #expect(repeatFirst.status == 200)
-        #expect(repeatFirst.header("Idempotent-Replayed") == "true")
-        // The other device is untouched and can claim under its own key.
-        #expect(try Self.claim(h, "spring", token: other.token, key: "k-dev-2").status == 200)
-        #expect(h.sandbox.device(other.id)?.updates == 1)
-        await h.close()
+            let reused = try Self.claim(h, "spring", token: other.token, key: "k-dev")
+            #expect(reused.status == 422)
+            #expect(reused.json?["error"]?["code"]?.stringValue == "idempotency_key_conflict")
+            #expect(reused.header("Idempotent-Replayed") == nil)
+            #expect(Self.appleCalls(h) == calls, "refused before any Apple call")
+            #expect(h.sandbox.device(other.id)?.updates == 0)
+            #expect(h.sandbox.device(other.id)?.lastUpdated == nil)
+            #expect(try await Self.auditCount(h) == audit)
+            // The key stays bound to the first request: its repeat still replays.
+            let repeatFirst = try Self.claim(h, "spring", token: first.token, key: "k-dev")
+            #expect(repeatFirst.status == 200)
+            #expect(repeatFirst.header("Idempotent-Replayed") == "true")
+            // The other device is untouched and can claim under its own key.
+            #expect(try Self.claim(h, "spring", token: other.token, key: "k-dev-2").status == 200)
+            #expect(h.sandbox.device(other.id)?.updates == 1)
+        }
     }
 
     @Test func anotherFreshTokenOfTheSameDeviceIsAnotherRequest() async throws {
         // The fingerprint is over the token as sent: Apple's tokens differ every time, so a retry must resend the same one.
-        let h = try await ServiceHarness()
-        let device = h.freshDevice()
-        #expect(try Self.claim(h, "spring", token: device.token, key: "k-tok").status == 200)
-        let calls = Self.appleCalls(h)
-        let second = try Self.claim(h, "spring", token: h.sandbox.mintToken(for: device.id)!, key: "k-tok")
-        #expect(second.status == 422)
-        #expect(second.json?["error"]?["code"]?.stringValue == "idempotency_key_conflict")
-        #expect(Self.appleCalls(h) == calls)
-        await h.close()
+        try await withService { h in
+            let device = h.freshDevice()
+            #expect(try Self.claim(h, "spring", token: device.token, key: "k-tok").status == 200)
+            let calls = Self.appleCalls(h)
+            let second = try Self.claim(h, "spring", token: h.sandbox.mintToken(for: device.id)!, key: "k-tok")
+            #expect(second.status == 422)
+            #expect(second.json?["error"]?["code"]?.stringValue == "idempotency_key_conflict")
+            #expect(Self.appleCalls(h) == calls)
+        }
     }
 
     @Test func theSameKeyForAnotherPromotionIs422AndWritesNothing() async throws {
-        let h = try await ServiceHarness(extra: Self.twoPromotions)
-        let device = h.freshDevice()
-        #expect(try Self.claim(h, "spring", token: device.token, key: "k-promo").status == 200)
-        let calls = Self.appleCalls(h)
-        let audit = try await Self.auditCount(h)
-        let bits = h.sandbox.device(device.id)?.bits
+        try await withService(.init(extra: Self.twoPromotions)) { h in
+            let device = h.freshDevice()
+            #expect(try Self.claim(h, "spring", token: device.token, key: "k-promo").status == 200)
+            let calls = Self.appleCalls(h)
+            let audit = try await Self.auditCount(h)
+            let bits = h.sandbox.device(device.id)?.bits
 
-        let reused = try Self.claim(h, "autumn", token: device.token, key: "k-promo")
-        #expect(reused.status == 422)
-        #expect(reused.json?["error"]?["code"]?.stringValue == "idempotency_key_conflict")
-        #expect(Self.appleCalls(h) == calls)
-        #expect(h.sandbox.device(device.id)?.bits == bits)
-        #expect(h.sandbox.device(device.id)?.updates == 1)
-        #expect(try await Self.auditCount(h) == audit)
-        // Under a key of its own the other promotion is claimed.
-        #expect(try Self.claim(h, "autumn", token: device.token, key: "k-promo-2").status == 200)
-        #expect(h.sandbox.device(device.id)?.bits == .init(bit0: true, bit1: true))
-        await h.close()
+            let reused = try Self.claim(h, "autumn", token: device.token, key: "k-promo")
+            #expect(reused.status == 422)
+            #expect(reused.json?["error"]?["code"]?.stringValue == "idempotency_key_conflict")
+            #expect(Self.appleCalls(h) == calls)
+            #expect(h.sandbox.device(device.id)?.bits == bits)
+            #expect(h.sandbox.device(device.id)?.updates == 1)
+            #expect(try await Self.auditCount(h) == audit)
+            // Under a key of its own the other promotion is claimed.
+            #expect(try Self.claim(h, "autumn", token: device.token, key: "k-promo-2").status == 200)
+            #expect(h.sandbox.device(device.id)?.bits == .init(bit0: true, bit1: true))
+        }
     }
 
     @Test func anotherRouteDoesNotUseTheKey() async throws {
         // Only the claim route takes Idempotency-Key (docs/openapi.yaml); on eligibility it is ignored:
         // neither a replay of the claim nor a conflict.
-        let h = try await ServiceHarness()
-        let device = h.freshDevice()
-        #expect(try Self.claim(h, "spring", token: device.token, key: "k-route").status == 200)
-        let other = try RawAnswer.post(port: h.service.port, path: "/v1/promotions/spring/eligibility", body: #"{"device_token":"\#(device.token)"}"#,
-                                       headers: [("Authorization", "Bearer " + h.keys["marketing"]!), ("Idempotency-Key", "k-route")])
-        #expect(other.status == 200)
-        #expect(other.header("Idempotent-Replayed") == nil)
-        #expect(other.json?["reason"]?.stringValue == "already_claimed")
-        await h.close()
+        try await withService { h in
+            let device = h.freshDevice()
+            #expect(try Self.claim(h, "spring", token: device.token, key: "k-route").status == 200)
+            let other = try RawAnswer.post(port: h.service.port, path: "/v1/promotions/spring/eligibility", body: #"{"device_token":"\#(device.token)"}"#,
+                                           headers: [("Authorization", "Bearer " + h.keys["marketing"]!), ("Idempotency-Key", "k-route")])
+            #expect(other.status == 200)
+            #expect(other.header("Idempotent-Replayed") == nil)
+            #expect(other.json?["reason"]?.stringValue == "already_claimed")
+        }
     }
 
     @Test func keysArePerClient() async throws {
         // docs/openapi.yaml: the key is "scoped to the client". Another client's identical key is another
         // request: it is neither replayed nor refused as a conflict, it runs.
-        let h = try await ServiceHarness()
-        let a = h.freshDevice(), b = h.freshDevice()
-        #expect(try Self.claim(h, "spring", token: a.token, key: "shared", client: "all").status == 200)
+        try await withService { h in
+            let a = h.freshDevice(), b = h.freshDevice()
+            #expect(try Self.claim(h, "spring", token: a.token, key: "shared", client: "all").status == 200)
 
-        // Same key, same body, other client: runs afresh and meets the claim in place (not the 200 replay).
-        let calls = Self.appleCalls(h)
-        let sameBody = try Self.claim(h, "spring", token: a.token, key: "shared", client: "marketing")
-        #expect(sameBody.status == 409)
-        #expect(sameBody.json?["error"]?["code"]?.stringValue == "already_claimed")
-        #expect(sameBody.header("Idempotent-Replayed") == nil)
-        #expect(Self.appleCalls(h)["query_two_bits"] == (calls["query_two_bits"] ?? 0) + 1)
+            // Same key, same body, other client: runs afresh and meets the claim in place (not the 200 replay).
+            let calls = Self.appleCalls(h)
+            let sameBody = try Self.claim(h, "spring", token: a.token, key: "shared", client: "marketing")
+            #expect(sameBody.status == 409)
+            #expect(sameBody.json?["error"]?["code"]?.stringValue == "already_claimed")
+            #expect(sameBody.header("Idempotent-Replayed") == nil)
+            #expect(Self.appleCalls(h)["query_two_bits"] == (calls["query_two_bits"] ?? 0) + 1)
 
-        // A key `all` used for device a, reused by `marketing` for device b: no conflict, it runs.
-        #expect(try Self.claim(h, "spring", token: a.token, key: "shared-2", client: "all").status == 409)
-        let otherBody = try Self.claim(h, "spring", token: b.token, key: "shared-2", client: "marketing")
-        #expect(otherBody.status == 200)
-        #expect(otherBody.header("Idempotent-Replayed") == nil)
-        #expect(h.sandbox.device(b.id)?.updates == 1)
-        await h.close()
+            // A key `all` used for device a, reused by `marketing` for device b: no conflict, it runs.
+            #expect(try Self.claim(h, "spring", token: a.token, key: "shared-2", client: "all").status == 409)
+            let otherBody = try Self.claim(h, "spring", token: b.token, key: "shared-2", client: "marketing")
+            #expect(otherBody.status == 200)
+            #expect(otherBody.header("Idempotent-Replayed") == nil)
+            #expect(h.sandbox.device(b.id)?.updates == 1)
+        }
     }
 
     @Test func concurrentFirstUsesOfOneKeyMakeOneAppleUpdate() async throws {
         // Apple answers slowly, so every twin arrives while the first is still running.
-        let h = try await ServiceHarness(sandboxLatencyMilliseconds: 300)
-        let device = h.freshDevice()
-        let body = #"{"device_token":"\#(device.token)"}"#
-        let answers = await withTaskGroup(of: ServiceHarness.Answer?.self) { group in
-            for _ in 0..<8 {
-                group.addTask { try? await h.post("/v1/promotions/spring/claim", body, key: "marketing", headers: [("Idempotency-Key", "k-twins")]) }
+        try await withService(.init(sandboxLatencyMilliseconds: 300)) { h in
+            let device = h.freshDevice()
+            let body = #"{"device_token":"\#(device.token)"}"#
+            let answers = await withTaskGroup(of: ServiceHarness.Answer?.self) { group in
+                for _ in 0..<8 {
+                    group.addTask { try? await h.post("/v1/promotions/spring/claim", body, key: "marketing", headers: [("Idempotency-Key", "k-twins")]) }
+                }
+                return await group.reduce(into: [ServiceHarness.Answer?]()) { $0.append($1) }
             }
-            return await group.reduce(into: [ServiceHarness.Answer?]()) { $0.append($1) }
+            let outcomes = answers.map { a in a.map { "\($0.status) \($0.code ?? "")" } ?? "no answer" }
+            print("idempotency twins: \(outcomes.sorted())")
+            #expect(h.sandbox.counters.calls["update_two_bits"] == 1, "exactly one Apple update for one key")
+            #expect(h.sandbox.device(device.id)?.updates == 1)
+            #expect(outcomes.allSatisfy { $0 == "200 " || $0 == "409 request_in_progress" }, "\(outcomes)")
+            #expect(outcomes.filter { $0 == "200 " }.count >= 1)
+            // Once the first finished, the key replays its answer.
+            let after = try Self.claim(h, "spring", token: device.token, key: "k-twins")
+            #expect(after.status == 200)
+            #expect(after.header("Idempotent-Replayed") == "true")
+            #expect(h.sandbox.counters.calls["update_two_bits"] == 1)
         }
-        let outcomes = answers.map { a in a.map { "\($0.status) \($0.code ?? "")" } ?? "no answer" }
-        print("idempotency twins: \(outcomes.sorted())")
-        #expect(h.sandbox.counters.calls["update_two_bits"] == 1, "exactly one Apple update for one key")
-        #expect(h.sandbox.device(device.id)?.updates == 1)
-        #expect(outcomes.allSatisfy { $0 == "200 " || $0 == "409 request_in_progress" }, "\(outcomes)")
-        #expect(outcomes.filter { $0 == "200 " }.count >= 1)
-        // Once the first finished, the key replays its answer.
-        let after = try Self.claim(h, "spring", token: device.token, key: "k-twins")
-        #expect(after.status == 200)
-        #expect(after.header("Idempotent-Replayed") == "true")
-        #expect(h.sandbox.counters.calls["update_two_bits"] == 1)
-        await h.close()
     }
 }
 

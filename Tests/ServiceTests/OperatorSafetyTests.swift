@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TwoBitsCrypto
 import TwoBitsService
@@ -51,9 +52,7 @@ struct OperatorSafetyTests {
 
     @Test func theListeningLogLineCarriesNoURLCredentials() async throws {
         // The sandbox ignores the userinfo; the log line must not show it.
-        let h = try await ServiceHarness()
-        let port = URL(string: h.sandbox.baseURL)!.port!
-        await h.close()
+        let port = try await withService { h in URL(string: h.sandbox.baseURL)!.port! }
         let directory = NSTemporaryDirectory() + "twobits-safety-" + SecureRandom.bytes(6).hexString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -1,5 +1,6 @@
 import Foundation
 import Ledger
+import TestSupport
 import Testing
 @testable import TwoBitsService
 import UseCases
@@ -65,31 +66,31 @@ import UseCases
     }
 
     @Test func theOverviewShowsWhatJustHappenedThroughTheServer() async throws {
-        let h = try await ServiceHarness()
-        let device = h.freshDevice()
-        let claimed = try await h.post("/v1/promotions/spring/claim", #"{"device_token":"\#(device.token)"}"#, key: "marketing")
-        #expect(claimed.status == 200, "\(claimed.text)")
-        let again = try await h.post("/v1/promotions/spring/claim", #"{"device_token":"\#(h.sandbox.mintToken(for: device.id)!)"}"#, key: "marketing")
-        #expect(again.code == "already_claimed", "\(again.text)")
-        let token = h.freshDevice().token
-        #expect(try await h.post("/v1/fallback-tokens", #"{"device_token":"\#(token)"}"#, key: "mainapi").status == 201)
-        #expect(try await h.post("/v1/fallback-tokens", #"{"device_token":"\#(token)"}"#, key: "mainapi").code == "device_token_reused")
-        #expect(try await h.post("/v1/admin/bans", #"{"install_id":"install-9","reason":"later"}"#, key: "admin").status == 202)
+        try await withService { h in
+            let device = h.freshDevice()
+            let claimed = try await h.post("/v1/promotions/spring/claim", #"{"device_token":"\#(device.token)"}"#, key: "marketing")
+            #expect(claimed.status == 200, "\(claimed.text)")
+            let again = try await h.post("/v1/promotions/spring/claim", #"{"device_token":"\#(h.sandbox.mintToken(for: device.id)!)"}"#, key: "marketing")
+            #expect(again.code == "already_claimed", "\(again.text)")
+            let token = h.freshDevice().token
+            #expect(try await h.post("/v1/fallback-tokens", #"{"device_token":"\#(token)"}"#, key: "mainapi").status == 201)
+            #expect(try await h.post("/v1/fallback-tokens", #"{"device_token":"\#(token)"}"#, key: "mainapi").code == "device_token_reused")
+            #expect(try await h.post("/v1/admin/bans", #"{"install_id":"install-9","reason":"later"}"#, key: "admin").status == 202)
 
-        let answer = try await h.request("GET", "/v1/admin/overview", key: "admin")
-        #expect(answer.status == 200, "\(answer.text)")
-        let o = try #require(answer.json)
-        let claims = try #require(o["claims_per_day"]?.arrayValue)
-        #expect(claims.count == 1 && claims[0]["promotion"]?.stringValue == "spring")
-        #expect(claims[0]["claimed"]?.intValue == 1 && claims[0]["refused"]?.intValue == 1, "\(answer.text)")
-        let tokens = try #require(o["fallback_tokens_per_hour"]?.arrayValue)
-        #expect(tokens.count == 1 && tokens[0]["issued"]?.intValue == 1 && tokens[0]["refused"]?["reused"]?.intValue == 1, "\(answer.text)")
-        let calls = try #require(o["apple_calls"]?.arrayValue)
-        #expect(!calls.isEmpty && calls.allSatisfy { $0["p50_ms"]?.intValue != nil && $0["p99_ms"]?.intValue != nil }, "\(answer.text)")
-        #expect(calls.reduce(0) { $0 + ($1["count"]?.intValue ?? 0) } >= 4, "each claim and exchange called Apple: \(answer.text)")
-        #expect(o["pending_bans"]?.intValue == 1)
-        #expect(o["signing_keys"]?.arrayValue?.first?["active"] == .bool(true))
-        #expect(try await h.request("GET", "/v1/admin/overview", key: "mainapi").status == 403)
-        await h.close()
+            let answer = try await h.request("GET", "/v1/admin/overview", key: "admin")
+            #expect(answer.status == 200, "\(answer.text)")
+            let o = try #require(answer.json)
+            let claims = try #require(o["claims_per_day"]?.arrayValue)
+            #expect(claims.count == 1 && claims[0]["promotion"]?.stringValue == "spring")
+            #expect(claims[0]["claimed"]?.intValue == 1 && claims[0]["refused"]?.intValue == 1, "\(answer.text)")
+            let tokens = try #require(o["fallback_tokens_per_hour"]?.arrayValue)
+            #expect(tokens.count == 1 && tokens[0]["issued"]?.intValue == 1 && tokens[0]["refused"]?["reused"]?.intValue == 1, "\(answer.text)")
+            let calls = try #require(o["apple_calls"]?.arrayValue)
+            #expect(!calls.isEmpty && calls.allSatisfy { $0["p50_ms"]?.intValue != nil && $0["p99_ms"]?.intValue != nil }, "\(answer.text)")
+            #expect(calls.reduce(0) { $0 + ($1["count"]?.intValue ?? 0) } >= 4, "each claim and exchange called Apple: \(answer.text)")
+            #expect(o["pending_bans"]?.intValue == 1)
+            #expect(o["signing_keys"]?.arrayValue?.first?["active"] == .bool(true))
+            #expect(try await h.request("GET", "/v1/admin/overview", key: "mainapi").status == 403)
+        }
     }
 }

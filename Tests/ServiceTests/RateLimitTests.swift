@@ -1,5 +1,6 @@
 import Foundation
 import Locking
+import TestSupport
 import Testing
 import TwoBitsCrypto
 import TwoBitsService
@@ -203,7 +204,7 @@ struct RateLimitHTTPTests {
     @Test func aClientOverItsRateGets429WithRetryAfterAndAppleSeesNoCall() async throws {
         // One token per 100 s: the burst stays spent however slowly this machine runs the test (under a parallel
         // run a few seconds may pass between requests).
-        let h = try await ServiceHarness(clientFields: ["marketing": #""rate_per_second":0.01,"burst":2"#])
+        try await withService(.init(clientFields: ["marketing": #""rate_per_second":0.01,"burst":2"#])) { h in
         let device = h.freshDevice()
         let body = #"{"device_token":"\#(device.token)"}"#
         #expect(try await h.post("/v1/devices/validate", body, key: "marketing").status == 200)
@@ -220,13 +221,13 @@ struct RateLimitHTTPTests {
         #expect(try await h.request("GET", "/v1/admin/audit", key: "all").status == 200)
         let metrics = try await h.request("GET", "/metrics", key: nil)
         #expect(metrics.text.contains(#"twobits_rate_limited_total{client="marketing",scope="client"} 1"#), "\(metrics.text)")
-        await h.close()
+        }
     }
 
     @Test func theGlobalCeilingRefusesEveryClientOnceSpent() async throws {
         // One call per second, so a request right after one that spent the second is over the ceiling. A slow
         // machine (a parallel run) may let a second pass between the two: then the pair is tried again, a few times.
-        let h = try await ServiceHarness(apple: ["max_calls_per_second": "1"])
+        try await withService(.init(apple: ["max_calls_per_second": "1"])) { h in
         let device = h.freshDevice()
         let body = #"{"device_token":"\#(device.token)"}"#
         var queries = 0
@@ -245,6 +246,6 @@ struct RateLimitHTTPTests {
         #expect(h.sandbox.counters.calls["query_two_bits"] ?? 0 == queries)
         let metrics = try await h.request("GET", "/metrics", key: nil)
         #expect(metrics.text.contains(#"twobits_rate_limited_total{client="marketing",scope="global"} 1"#), "\(metrics.text)")
-        await h.close()
+        }
     }
 }

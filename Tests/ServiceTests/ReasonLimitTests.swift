@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TwoBitsCrypto
 import TwoBitsService
@@ -12,32 +13,32 @@ struct ReasonLimitTests {
     }
 
     @Test func reasonsAreCappedInCodePointsWhichBoundsTheirBytes() async throws {
-        let h = try await ServiceHarness()
-        let emoji = String(repeating: "😀", count: 499)
-        // 500 code points (1,997 bytes) pass; 501 do not, though Swift counts both as 500 characters.
-        let fits = emoji + "e", over = emoji + "e\u{301}"
-        #expect(fits.unicodeScalars.count == 500 && over.unicodeScalars.count == 501 && over.count == 500)
-        #expect(try await Self.ban(h, reason: fits).status == 202)
-        let refused = try await Self.ban(h, reason: over)
-        #expect(refused.status == 400 && refused.code == "bad_request", "\(refused.text)")
-        // 30,000 combining marks on one letter: one character, 60 KB: refused.
-        let marks = "e" + String(repeating: "\u{301}", count: 30_000)
-        #expect(marks.count == 1)
-        #expect(try await Self.ban(h, reason: marks).status == 400)
-        #expect(try await Self.ban(h, reason: String(repeating: "a", count: 501)).status == 400)
-        #expect(try await Self.ban(h, reason: String(repeating: "a", count: 500)).status == 202)
-        await h.close()
+        try await withService { h in
+            let emoji = String(repeating: "😀", count: 499)
+            // 500 code points (1,997 bytes) pass; 501 do not, though Swift counts both as 500 characters.
+            let fits = emoji + "e", over = emoji + "e\u{301}"
+            #expect(fits.unicodeScalars.count == 500 && over.unicodeScalars.count == 501 && over.count == 500)
+            #expect(try await Self.ban(h, reason: fits).status == 202)
+            let refused = try await Self.ban(h, reason: over)
+            #expect(refused.status == 400 && refused.code == "bad_request", "\(refused.text)")
+            // 30,000 combining marks on one letter: one character, 60 KB: refused.
+            let marks = "e" + String(repeating: "\u{301}", count: 30_000)
+            #expect(marks.count == 1)
+            #expect(try await Self.ban(h, reason: marks).status == 400)
+            #expect(try await Self.ban(h, reason: String(repeating: "a", count: 501)).status == 400)
+            #expect(try await Self.ban(h, reason: String(repeating: "a", count: 500)).status == 202)
+        }
     }
 
     @Test(arguments: ["\u{0}", "cut\u{0}here", "\u{1B}[31mred", "line\nbreak", "tab\there", "\u{7F}", "\u{1F}"])
     func controlCharactersAreRefused(reason: String) async throws {
-        let h = try await ServiceHarness()
-        let answer = try await Self.ban(h, reason: reason)
-        #expect(answer.status == 400 && answer.code == "bad_request", "\(answer.text)")
-        #expect(answer.json?["error"]?["message"]?.stringValue?.contains("control") == true)
-        let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
-        #expect(pending.json?["pending"] == .array([]))
-        await h.close()
+        try await withService { h in
+            let answer = try await Self.ban(h, reason: reason)
+            #expect(answer.status == 400 && answer.code == "bad_request", "\(answer.text)")
+            #expect(answer.json?["error"]?["message"]?.stringValue?.contains("control") == true)
+            let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
+            #expect(pending.json?["pending"] == .array([]))
+        }
     }
 
     /// Issue 34: C1 controls (U+009B is a CSI, as ESC [ is) and the bidirectional marks, overrides and isolates
@@ -45,35 +46,35 @@ struct ReasonLimitTests {
     @Test(arguments: ["\u{80}", "\u{85}", "\u{9B}31mred", "\u{9F}", "\u{61C}", "\u{200E}", "\u{200F}", "\u{202A}", "\u{202B}",
                       "\u{202C}", "\u{202D}", "fraud \u{202E}gnp.exe", "\u{2066}", "\u{2067}", "\u{2068}", "x\u{2069}"])
     func c1AndBidiControlsAreRefused(reason: String) async throws {
-        let h = try await ServiceHarness()
-        let answer = try await Self.ban(h, reason: reason)
-        #expect(answer.status == 400 && answer.code == "bad_request", "\(answer.text)")
-        #expect(answer.json?["error"]?["message"]?.stringValue?.contains("bidirectional") == true)
-        let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
-        #expect(pending.json?["pending"] == .array([]))
-        await h.close()
+        try await withService { h in
+            let answer = try await Self.ban(h, reason: reason)
+            #expect(answer.status == 400 && answer.code == "bad_request", "\(answer.text)")
+            #expect(answer.json?["error"]?["message"]?.stringValue?.contains("bidirectional") == true)
+            let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
+            #expect(pending.json?["pending"] == .array([]))
+        }
     }
 
     /// Their neighbours are text: a no-break space (U+00A0), a zero-width joiner (U+200D, in emoji sequences), a
     /// hyphen (U+2010), a narrow no-break space (U+202F), Arabic punctuation around U+061C.
     @Test func theNeighboursOfTheRefusedRangesAreKept() async throws {
-        let h = try await ServiceHarness()
-        let reason = "a\u{A0}b 👩\u{200D}💻 re\u{2010}install c\u{202F}d \u{60C}\u{61B}\u{61D}"
-        let answer = try await Self.ban(h, reason: reason)
-        #expect(answer.status == 202, "\(answer.text)")
-        let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
-        guard case .array(let items)? = pending.json?["pending"] else { Issue.record("no list: \(pending.text)"); return }
-        #expect(items.first?["reason"]?.stringValue == reason)
-        await h.close()
+        try await withService { h in
+            let reason = "a\u{A0}b 👩\u{200D}💻 re\u{2010}install c\u{202F}d \u{60C}\u{61B}\u{61D}"
+            let answer = try await Self.ban(h, reason: reason)
+            #expect(answer.status == 202, "\(answer.text)")
+            let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
+            guard case .array(let items)? = pending.json?["pending"] else { Issue.record("no list: \(pending.text)"); return }
+            #expect(items.first?["reason"]?.stringValue == reason)
+        }
     }
 
     @Test func printableReasonsWithAccentsAndEmojiAreKept() async throws {
-        let h = try await ServiceHarness()
-        let answer = try await Self.ban(h, reason: "fraude répétée 😀 — see ticket #12")
-        #expect(answer.status == 202, "\(answer.text)")
-        let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
-        guard case .array(let items)? = pending.json?["pending"] else { Issue.record("no list: \(pending.text)"); return }
-        #expect(items.first?["reason"]?.stringValue == "fraude répétée 😀 — see ticket #12")
-        await h.close()
+        try await withService { h in
+            let answer = try await Self.ban(h, reason: "fraude répétée 😀 — see ticket #12")
+            #expect(answer.status == 202, "\(answer.text)")
+            let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
+            guard case .array(let items)? = pending.json?["pending"] else { Issue.record("no list: \(pending.text)"); return }
+            #expect(items.first?["reason"]?.stringValue == "fraude répétée 😀 — see ticket #12")
+        }
     }
 }

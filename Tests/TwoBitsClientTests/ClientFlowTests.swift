@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 import TwoBitsClient
 import TwoBitsCrypto
 
@@ -8,14 +9,7 @@ import TwoBitsCrypto
 @Suite(.serialized) struct ClientFlowTests {
     /// Runs `body` against a fresh service and sandbox, stopped afterwards whatever happened.
     func withHarness(appAttest: Bool = true, appAttestFields: String = "", _ body: (ClientHarness) async throws -> Void) async throws {
-        let h = try await ClientHarness(appAttest: appAttest, appAttestFields: appAttestFields)
-        do {
-            try await body(h)
-        } catch {
-            await h.close()
-            throw error
-        }
-        await h.close()
+        try await withClientHarness(appAttest: appAttest, appAttestFields: appAttestFields, body)
     }
 
     @Test func attestsOnceThenAsserts() async throws {
@@ -169,7 +163,7 @@ import TwoBitsCrypto
 
     @Test func appleThrottlingBacksOffOnTheFallbackTierThenAttests() async throws {
         try await withHarness { h in
-            let clock = TestClock()
+            let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
             // base 10 s, random 0.5: the first back-off is 10/2 + 10/2 · 0.5 = 7.5 s, the second (20 s) 15 s.
             let device = try await Device(h, clock: clock) { $0.backoffBase = 10 }
             device.appAttest.fail(.attestKey, with: .serverUnavailable, count: 2)
@@ -200,7 +194,7 @@ import TwoBitsCrypto
 
     @Test func cachedTokensAreReusedUntilTheirExpiryLessTheMarginThenRefreshed() async throws {
         try await withHarness { h in
-            let clock = TestClock()
+            let clock = TestClock(Date(timeIntervalSince1970: 1_800_000_000))
             let device = try await Device(h, clock: clock) { $0.expiryMargin = 60 }
             let first = try await device.client.token(for: .strong)
             #expect(first.expiresAt == clock.now.addingTimeInterval(900))

@@ -248,3 +248,60 @@ def test_the_client_library_imports_no_module_of_the_server():
             if found and found.group(3) == "COpenSSL" and "#elseif os(Linux)" not in path.read_text():
                 offenders.append(f"{path.relative_to(REPO)}:{number}: libcrypto outside #elseif os(Linux) (an app links none)")
     assert not offenders, "\n".join(offenders)
+
+
+# --- Tests mirror the sources (issue 33, item 7). ---
+
+# Product targets whose tests live in a test target named otherwise, and why that home is right. A new product
+# target gets `<Name>Tests` or a line here.
+TESTED_ELSEWHERE = {
+    # The runtime and both HTTP sides are tested together over real loopback sockets (a server needs a loop, a
+    # client needs a server): HTTPTests holds the event loop's, the server's and the curl client's suites.
+    "EventLoops": "HTTPTests",
+    "HTTPServer": "HTTPTests",
+    "OutboundHTTP": "HTTPTests",
+    # One contract, the same cases over both ledgers (and the seam's row mapping), in one target.
+    "Ledger": "LedgerContractTests",
+    "SQLiteLedger": "LedgerContractTests",
+    "PostgresLedger": "LedgerContractTests",
+    # The sandbox is Apple's emulator: its strictness and control API are tested as the Apple client sees them.
+    "Sandbox": "AppleDeviceCheckClientTests",
+    # Use cases and the service are tested through the real service (UseCaseMappingTests, UnsavedAnswersTests, …).
+    "UseCases": "ServiceTests",
+    "TwoBitsService": "ServiceTests",
+    # The executable: the Python end-to-end suites run the binary itself.
+    "twobits": "Tests/python",
+}
+
+
+def _package_targets():
+    package = (REPO / "Package.swift").read_text()
+    return re.findall(r'\.(target|executableTarget|testTarget)\(name: "(\w+)"(?:[^)]*?path: "([^"]+)")?', package)
+
+
+def test_each_product_target_has_a_test_target():
+    targets = _package_targets()
+    tests = {name for kind, name, _ in targets if kind == "testTarget"}
+    products = {name for kind, name, path in targets
+                if kind in ("target", "executableTarget") and not path and (PRODUCT / name).is_dir()
+                and any((PRODUCT / name).rglob("*.swift"))}
+    missing = []
+    for name in sorted(products):
+        home = f"{name}Tests" if f"{name}Tests" in tests else TESTED_ELSEWHERE.get(name)
+        if home is None or (home not in tests and not (REPO / home).is_dir()):
+            missing.append(f"{name}: no {name}Tests and no line in TESTED_ELSEWHERE")
+    assert not missing, "\n".join(missing)
+    stale = sorted(set(TESTED_ELSEWHERE) - products)
+    assert not stale, f"TESTED_ELSEWHERE names targets that are no product targets: {stale}"
+
+
+def test_suites_share_their_harness_through_test_support():
+    # The sandbox and service harnesses live once, in Tests/TestSupport; a suite that copies one back fails here.
+    copies = []
+    for path in (REPO / "Tests").rglob("*.swift"):
+        if "TestSupport" in path.parts or "Fuzz" in path.parts:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if re.match(r"^\s*(final class|struct) (ServiceHarness|SandboxHarness|TestClock)\b", line) and "    final class TestClock" not in line:
+                copies.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+    assert not copies, "\n".join(copies)

@@ -7,12 +7,8 @@ import Ledger
 import SQLiteLedger
 import Locking
 import Testing
+import TestSupport
 import TwoBitsCrypto
-
-// Helpers adapted from Tests/AppleDeviceCheckClientTests/Support/SandboxHarness.swift (test targets do not import each other).
-
-let sandboxTeamID = "TEAMID1234"
-let sandboxKeyID = "KEYID12345"
 
 /// One frozen instant shared by the sandbox, the developer-token provider and the policy, so the month
 /// Apple stamps and the month the policy reasons about are the same for the whole test, even across a
@@ -40,17 +36,10 @@ struct PolicyHarness: Sendable {
         let configuration = configure(YearMonth(containing: date))
         self.date = date
         let now: @Sendable () -> Date = { date }
-        let key = P256PrivateKey.generate()
-        sandbox = AppleSandbox(configuration: SandboxConfiguration(port: 0, teamID: sandboxTeamID, keyID: sandboxKeyID,
-                                                                   publicKey: key.publicKey, environment: .development),
-                               now: now)
-        try sandbox.start()
-        let credentials = try DeveloperCredentials(teamID: sandboxTeamID, keyID: sandboxKeyID, key: key)
-        let tokens = DeveloperTokenProvider(credentials: credentials, now: now)
-        client = AppleDeviceCheckClient(
-            configuration: AppleClientConfiguration(baseURL: sandbox.baseURL, timeoutMilliseconds: clientTimeoutMilliseconds,
-                                                    initialBackoffMilliseconds: 10, maxBackoffMilliseconds: 100),
-            tokens: tokens)
+        let apple = try SandboxHarness(now: now)
+        sandbox = apple.sandbox
+        client = try apple.client(timeoutMilliseconds: clientTimeoutMilliseconds, initialBackoffMilliseconds: 10,
+                                  tokens: apple.provider(now: now))
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("policy-tests-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         ledgerPath = directory.appendingPathComponent("ledger.sqlite").path

@@ -5,66 +5,32 @@ import TokenSigning
 import TwoBitsClient
 import TwoBitsCrypto
 import TwoBitsService
+import TestSupport
 
-/// A real TwoBits service and a real Apple sandbox on loopback ports: what the client talks to, through a
-/// relay that holds the main API's key as the team's backend would.
+/// A real TwoBits service and a real Apple sandbox on loopback ports (TestSupport's `ServiceHarness`): what the
+/// client talks to, through a relay that holds the main API's key as the team's backend would.
 final class ClientHarness: Sendable {
-    static let teamID = "TEAMID1234"
-    static let keyID = "KEYID12345"
     static let appID = "TEAMID1234.com.example.client"
 
-    let directory: String
-    let sandbox: AppleSandbox
-    let sandboxURL: URL
-    let service: TwoBitsService
+    let harness: ServiceHarness
+    /// The tests' HTTP client (TwoBits' curl client, the harness's), shut down with the harness.
+    let http: JSONHTTP
+
+    var sandboxURL: URL { URL(string: harness.sandboxURL.hasSuffix("/") ? harness.sandboxURL : harness.sandboxURL + "/")! }
+    var base: URL { URL(string: harness.base + "/")! }
     /// API keys by client name: "mainapi" (tokens), "admin" (admin).
-    let keys: [String: String]
-    /// The tests' HTTP client (TwoBits' curl client), shut down by `close()`.
-    let http = JSONHTTP(client: CurlClient(maxConnectionsPerHost: 64, maxTotalConnections: 128))
+    var keys: [String: String] { harness.keys }
 
-    var base: URL { URL(string: "http://127.0.0.1:\(service.port)/")! }
-
-    /// - Parameters:
-    ///   - appAttest: whether the service has an `app_attest` section (without it: 409 `not_enabled`).
-    ///   - appAttestFields: more members of that section, e.g. `"rollout":0`.
-    init(appAttest: Bool = true, appAttestFields: String = "") async throws {
-        directory = NSTemporaryDirectory() + "twobits-client-" + SecureRandom.bytes(6).hexString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let appleKey = P256PrivateKey.generate()
-        try appleKey.pkcs8PEM.write(toFile: directory + "/AuthKey.p8", atomically: true, encoding: .utf8)
-        try SigningKeyStore(directory: directory + "/keys").generate()
-
-        sandbox = AppleSandbox(configuration: SandboxConfiguration(teamID: Self.teamID, keyID: Self.keyID, publicKey: appleKey.publicKey))
-        let url = try sandbox.start()
-        sandboxURL = URL(string: url.hasSuffix("/") ? url : url + "/")!
-        try sandbox.appAttestAuthority.rootPEM.write(toFile: directory + "/appattest-root.pem", atomically: true, encoding: .utf8)
-
-        var keys: [String: String] = [:]
-        var clients: [String] = []
-        for (name, roles) in [("mainapi", #"["tokens"]"#), ("admin", #"["admin"]"#)] {
-            let (key, digest) = APIKey.generate()
-            keys[name] = key
-            clients.append(#"{"name":"\#(name)","key_sha256":"\#(digest)","roles":\#(roles)}"#)
-        }
-        self.keys = keys
-        let appAttestSection = appAttest
-            ? #","app_attest":{"apps":["\#(Self.appID)"],"environment":"production","root_ca_file":"appattest-root.pem"\#(appAttestFields.isEmpty ? "" : "," + appAttestFields)}"#
-            : ""
-        let json = #"{"listen":"127.0.0.1:0","database":"ledger.sqlite","#
-            + #""apple":{"environment":"development","base_url":"\#(url)","team_id":"\#(Self.teamID)","key_id":"\#(Self.keyID)","#
-            + #""private_key_file":"AuthKey.p8","timeout_ms":2000},"#
-            + #""clients":[\#(clients.joined(separator: ","))],"bits":{"bit0":"promotion","bit1":"ban"},"#
-            + #""tokens":{"audience":"main-api","keys_dir":"keys"}\#(appAttestSection)}"#
-        let configuration = try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory)
-        service = try TwoBitsService(configuration: configuration, logger: LogWriter(sink: { _ in }))
-        try await service.start()
+    init(_ harness: ServiceHarness) {
+        self.harness = harness
+        http = JSONHTTP(client: harness.client)
     }
 
-    func close() async {
-        await service.shutdown()
-        await sandbox.shutdown()
-        http.client.shutdown()
-        try? FileManager.default.removeItem(atPath: directory)
+    /// The service's configuration: no promotions, and an `app_attest` section for `appID` unless `appAttest` is
+    /// false (without it: 409 `not_enabled`), with more members such as `"rollout":0` from `appAttestFields`.
+    static func configuration(appAttest: Bool, appAttestFields: String) -> ServiceHarness.Configuration {
+        let appAttestSection = #"{"apps":["\#(appID)"],"environment":"production","root_ca_file":"appattest-root.pem"\#(appAttestFields.isEmpty ? "" : "," + appAttestFields)}"#
+        return ServiceHarness.Configuration(extra: ["promotions": nil, "app_attest": appAttest ? appAttestSection : nil])
     }
 
     /// The relay the team's backend would be: TwoBits' own paths, with the main API's key.
@@ -93,5 +59,12 @@ final class ClientHarness: Sendable {
     /// A POST to TwoBits with the admin key; the status and the JSON answer.
     func admin(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> (status: Int, json: [String: Any]) {
         try await http.send(method, base.appendingPathComponent(path), body, headers: ["Authorization": "Bearer " + keys["admin"]!])
+    }
+}
+
+/// Runs `body` against a fresh `ClientHarness` and always closes it afterwards, also when `body` throws.
+func withClientHarness(appAttest: Bool = true, appAttestFields: String = "", _ body: (ClientHarness) async throws -> Void) async throws {
+    try await withService(ClientHarness.configuration(appAttest: appAttest, appAttestFields: appAttestFields)) { service in
+        try await body(ClientHarness(service))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import TwoBitsClient
 
 /// A simulated iPhone and a client on it, wired as an app would: Apple's services through the library's
