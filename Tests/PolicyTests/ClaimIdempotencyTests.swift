@@ -50,7 +50,7 @@ struct ClaimIdempotencyTests {
             #expect(f == .storage("disk full"))
             #expect(try h.query(d.id) == .neverSet)
             #expect(h.calls(.update) == 0)
-            #expect(try h.audit().isEmpty)
+            await #expect(try h.audit().isEmpty)
             // The same request afterwards succeeds.
             _ = try await h.policy.claim("spring", token: d.token, client: "marketing")
             #expect(try h.query(d.id) == state(1, 0, h.month))
@@ -83,7 +83,7 @@ struct ClaimIdempotencyTests {
             #expect(resumed == ClaimOutcomeFields(promotionID: "spring", claimedMonth: h.month, transactionID: nil))
             #expect(calls.current == 0)
             #expect(try h.state(d.id).updates == 1)
-            #expect(try h.audit().count == 1)
+            await #expect(try h.audit().count == 1)
             // Without resuming, the same state is a refusal.
             #expect(await failure { try await h.policy.claim("spring", token: try h.token(d.id), client: "marketing") } == .alreadyClaimed(h.month))
         }
