@@ -18,7 +18,7 @@ final class LedgerThread: Sendable {
     typealias Job = @Sendable () -> Void
 
     private struct State {
-        var queue = FIFOQueue<Job>()
+        var queue: [Job] = []
         /// When the job now running started (nil: idle).
         var busySince: ContinuousClock.Instant?
         var stopping = false
@@ -72,19 +72,24 @@ final class LedgerThread: Sendable {
         while true {
             wake.wait()
             while true {
-                let next = state.withLock { s -> (job: Job?, stopping: Bool) in
-                    let job = s.queue.popFirst()
-                    s.busySince = job == nil ? nil : ContinuousClock.now
-                    return (job, s.stopping)
+                // All that is queued at once: a job, and what it holds, is released as soon as it has run.
+                let next = state.withLock { s -> (jobs: [Job], stopping: Bool) in
+                    var jobs: [Job] = []
+                    swap(&jobs, &s.queue)
+                    return (jobs, s.stopping)
                 }
-                guard let job = next.job else {
+                if next.jobs.isEmpty {
                     if next.stopping {
                         finished.signal()
                         return
                     }
                     break
                 }
-                job()
+                for job in next.jobs {
+                    state.withLock { $0.busySince = ContinuousClock.now }
+                    job()
+                }
+                state.withLock { $0.busySince = nil }
             }
         }
     }
