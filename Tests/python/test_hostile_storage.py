@@ -442,7 +442,6 @@ def test_a_stalled_ledger_disk_keeps_deadlines_healthz_and_readyz_working(twobit
         pytest.skip("cannot make an ext4 image here")
     if subprocess.run(["mount", "-o", "loop", str(image), str(disk)], capture_output=True).returncode != 0:
         pytest.skip("cannot mount a loop device here (no /dev/loop*, or not allowed)")
-    frozen = False
     try:
         deployment = deploy(twobits_factory, database=str(disk / "twobits.sqlite"), apple={"timeout_ms": 1000},
                             server={"request_deadline_ms": STALL_DEADLINE_MS})
@@ -456,7 +455,6 @@ def test_a_stalled_ledger_disk_keeps_deadlines_healthz_and_readyz_working(twobit
         tokens = {d: deployment.mint(d) for d in devices}
 
         subprocess.run(["fsfreeze", "-f", str(disk)], check=True, capture_output=True)
-        frozen = True
         limit = STALL_DEADLINE_MS / 1000 + STALL_SLACK_S
         with ThreadPoolExecutor(max_workers=8) as pool:
             # A claim first: its write takes the ledger thread and waits for the frozen disk.
@@ -485,7 +483,6 @@ def test_a_stalled_ledger_disk_keeps_deadlines_healthz_and_readyz_working(twobit
         assert updates(deployment) == before, "Apple was written although no intent could be recorded"
 
         subprocess.run(["fsfreeze", "-u", str(disk)], check=True, capture_output=True)
-        frozen = False
         wait_for(lambda: http("GET", deployment.url + "/readyz", timeout=limit).status == 200, 30, "/readyz to recover after the thaw")
         # Every device ends written once, by the retries; the audit holds exactly the writes Apple saw.
         assert claim(deployment, deployment.mint(devices[0])).status == 200
@@ -500,6 +497,7 @@ def test_a_stalled_ledger_disk_keeps_deadlines_healthz_and_readyz_working(twobit
         # The claim before the stall, and one for each of the four devices.
         assert len([e for e in claims if e["result"] == "ok"]) == 5, claims
     finally:
+        # Never leave a frozen filesystem behind: whatever touches it would hang.
         subprocess.run(["fsfreeze", "-u", str(disk)], capture_output=True)
         twobits_factory.close()
         subprocess.run(["umount", "-l", str(disk)], capture_output=True)
