@@ -114,8 +114,8 @@ do throws(StorageError) {
         }
         try await measure(mode: mode, operation: "idempotency", ops: ops) { i throws(StorageError) in
             let key = "\(run)-key-\(i)"
-            _ = try ledger.beginIdempotent(client: "marketing", key: key, requestHash: "hash-\(i)", owner: "bench", now: now)
-            try ledger.completeIdempotent(client: "marketing", key: key, status: 200, body: body)
+            _ = try await ledger.beginIdempotent(client: "marketing", key: key, requestHash: "hash-\(i)", owner: "bench", now: now)
+            try await ledger.completeIdempotent(client: "marketing", key: key, status: 200, body: body)
         }
     }
 } catch { fail("\(error)") }

@@ -77,12 +77,14 @@ struct GroupCommitTests {
         try await Self.withLedgerAndLoop { store, ledger, loop in
             let now = Date()
             #expect(ledger.groupCommit.lingerTurns == 3)   // docs/architecture.md
-            // A quiet loop: one write on each of three turns, three commits.
+            // A quiet loop: one write on each of three turns, a commit each; a write made while the loop's
+            // last batch is still on the ledger thread joins the next one (two commits then).
             let quiet = await Self.onConsecutiveTurns(of: loop, count: 3) { i in
                 try await ledger.rememberDeviceToken(digest: "quiet-\(i)", until: now.addingTimeInterval(60), now: now)
             }
             #expect(quiet.allSatisfy { $0 == true })
-            #expect(ledger.groupCommitStatistics.commits == 3, "\(ledger.groupCommitStatistics)")
+            let quietCommits = ledger.groupCommitStatistics.commits
+            #expect((2...3).contains(quietCommits), "\(ledger.groupCommitStatistics)")
             // Load: a commit of five writes, then one write on each of three turns, all in one more commit.
             _ = await Self.onOneTurn(of: loop, count: 5) { i in
                 try await ledger.rememberDeviceToken(digest: "busy-\(i)", until: now.addingTimeInterval(60), now: now)
@@ -92,7 +94,7 @@ struct GroupCommitTests {
             }
             #expect(spread.allSatisfy { $0 == true })
             let statistics = ledger.groupCommitStatistics
-            #expect(statistics.commits == 5 && statistics.writes == 11, "\(statistics)")
+            #expect(statistics.commits == quietCommits + 2 && statistics.writes == 11, "\(statistics)")
             let uses = try Self.committedUses(in: store)
             #expect(uses == 11)
         }

@@ -23,7 +23,7 @@ import Testing
         #expect(try await ledger.unknownWriteIntents(tokenPrefix: Self.prefix, limit: 10).isEmpty)
 
         // A process that stopped with the intent in flight: the next start marks it unknown.
-        #expect(try ledger.markInterruptedWriteIntents(reason: "stopped") == 1)
+        await #expect(try ledger.markInterruptedWriteIntents(reason: "stopped") == 1)
         #expect(try await ledger.unknownWriteIntents(tokenPrefix: Self.prefix, limit: 10).map(\.id) == ["in-flight"])
 
         // Reopened, the file still holds it: the flag starts raised.
@@ -34,7 +34,7 @@ import Testing
 
         // A start that finds nothing in flight leaves the flag down: every request would ask otherwise.
         let quiet = try SQLiteLedger(path: store.path)
-        #expect(try quiet.markInterruptedWriteIntents(reason: "stopped") == 0)
+        await #expect(try quiet.markInterruptedWriteIntents(reason: "stopped") == 0)
         #expect(!quiet.unknownIntents.mayExist, "a start-up marking that found nothing")
     }
 }

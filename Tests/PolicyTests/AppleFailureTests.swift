@@ -31,7 +31,7 @@ struct AppleFailureTests {
             #expect(try h.query(fresh.id) == .neverSet)
             #expect(try h.query(old.id) == state(1, 0, h.month(-3)))
             #expect(try h.state(fresh.id).updates == 0 && h.state(old.id).updates == 0)
-            #expect(try h.audit().allSatisfy { $0.result != .ok })
+            await #expect(try h.audit().allSatisfy { $0.result != .ok })
 
             h.sandbox.clearFaults()
             let a = try await h.policy.claim("spring", token: fresh.token, client: "marketing")
@@ -76,7 +76,7 @@ struct AppleFailureTests {
             // The read got through; only the write failed.
             #expect(h.sandbox.counters.statuses["200"] == 1 && h.calls(.update) >= 1, "\(String(describing: f)) after \(ContinuousClock.now - started); \(h.sandbox.counters)")
             #expect(try h.query(d.id) == .neverSet)
-            let failed = try #require(try h.audit().first)
+            let failed = try await #require(try h.audit().first)
             #expect(failed.action == "promotion.claim" && failed.result == .failed && failed.client == "marketing")
             #expect(failed.bitsBefore == "never-set" && failed.bitsAfter == nil && failed.transactionID == nil)
             #expect(failed.reason?.contains("503") == true)
@@ -86,7 +86,7 @@ struct AppleFailureTests {
             let outcome = try await h.policy.claim("spring", token: d.token, client: "marketing")
             #expect(outcome.transactionID != nil)
             #expect(try h.query(d.id) == state(1, 0, h.month))
-            #expect(try h.audit().map(\.result) == [.ok, .failed])
+            await #expect(try h.audit().map(\.result) == [.ok, .failed])
         }
     }
 
@@ -105,14 +105,14 @@ struct AppleFailureTests {
             async let admission = failure { try await policy.admitMeaning(token: token, installID: "install-1", client: "api") }
             let failures = await [install, ban, admission]
             #expect(failures.allSatisfy { $0?.isAppleUnavailable == true }, "\(failures)")
-            #expect(try h.audit().filter { $0.result == .failed }.map(\.action).sorted() == ["ban", "ban.applied", "install.register"])
-            #expect(try h.ledger.pendingActions().map(\.installID) == ["install-1"])
+            await #expect(try h.audit().filter { $0.result == .failed }.map(\.action).sorted() == ["ban", "ban.applied", "install.register"])
+            await #expect(try h.ledger.pendingActions().map(\.installID) == ["install-1"])
             #expect(try h.query(d.id) == state(1, 0, h.month(-1)))
 
             h.sandbox.clearFaults()
             #expect(await failure { try await h.policy.admitMeaning(token: d.token, installID: "install-1", client: "api") } == .deviceBanned)
             #expect(try h.query(d.id) == state(1, 1, h.month))
-            #expect(try h.ledger.pendingActions().isEmpty)
+            await #expect(try h.ledger.pendingActions().isEmpty)
         }
     }
 
@@ -125,7 +125,7 @@ struct AppleFailureTests {
             #expect(outcome.claimedMonth == h.month)
             #expect(try h.query(d.id) == state(1, 0, h.month))
             #expect(h.sandbox.counters.statuses["503"] == 1)
-            #expect(try h.audit().map(\.result) == [.ok])
+            await #expect(try h.audit().map(\.result) == [.ok])
         }
     }
 }
@@ -139,7 +139,7 @@ struct FailedWriteClockTests {
             let d = try h.newDevice()
             h.sandbox.inject(Fault(kind: .status, status: 503, count: 1000, endpoint: AppleEndpoint.update.rawValue))
             #expect(await failure { try await h.policy.claim("spring", token: d.token, client: "marketing") }?.isAppleUnavailable == true)
-            let failed = try #require(try h.audit().first)
+            let failed = try await #require(try h.audit().first)
             #expect(failed.result == .failed)
             #expect(failed.at == h.date, "the failed event carries the wall clock instead of the policy's clock")
         }

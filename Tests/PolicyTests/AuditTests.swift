@@ -30,7 +30,7 @@ struct AuditTests {
             _ = try await h.policy.setBanned(true, token: t2, reason: "fraud", client: "admin")
             _ = try await h.policy.setBanned(false, token: t3, reason: "appeal", client: "admin")
 
-            let events = try h.audit()
+            let events = try await h.audit()
             try #require(events.count == 3)
             let (unban, ban, claimEvent) = (events[0], events[1], events[2])
             #expect(events.map(\.id) == events.map(\.id).sorted(by: >))
@@ -70,7 +70,7 @@ struct AuditTests {
             let token = d.token
             let outcome = try await h.policy.registerInstall(token: token, installID: "install-1", client: "api")
             #expect(outcome.reinstalls == 0)
-            let event = try #require(try h.audit().first)
+            let event = try await #require(try h.audit().first)
             #expect(event.client == "api" && event.action == "install.register" && event.subject == "install-1")
             #expect(event.bitsBefore == "never-set" && event.bitsAfter == "(0,0)@\(h.month)" && event.result == .ok)
             #expect(event.transactionID?.isEmpty == false)
@@ -92,7 +92,7 @@ struct AuditTests {
             _ = try? await h.policy.admitMeaning(token: tokens[1], installID: "install-1", client: "api")
             _ = try await h.policy.orderPending(.unban, installID: "install-1", reason: nil, client: "admin")
             _ = try await h.policy.admitMeaning(token: tokens[2], installID: "install-1", client: "api")
-            try #require(try h.audit().map(\.action) == ["unban.applied", "unban.pending", "ban.applied", "ban.pending", "promotion.claim"])
+            try await #require(try h.audit().map(\.action) == ["unban.applied", "unban.pending", "ban.applied", "ban.pending", "promotion.claim"])
 
             let files = try FileManager.default.contentsOfDirectory(atPath: h.directory.path)
             #expect(files.contains { $0.hasSuffix("-wal") || $0.hasSuffix(".sqlite") })

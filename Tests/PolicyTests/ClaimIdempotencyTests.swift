@@ -26,7 +26,7 @@ struct ClaimIdempotencyTests {
             let d = try h.newDevice()
             let write = try #require(Self.write(try await h.policy.prepareClaim("spring", token: d.token, client: "marketing")))
             #expect(h.sandbox.device(d.id)?.updates == 0, "nothing written before writeClaim")
-            #expect(try h.audit().isEmpty)
+            await #expect(try h.audit().isEmpty)
             #expect(write.intent.contains("promotion.claim spring bit0"))
             #expect(write.intent.contains(String(ReferenceSHA256.hex(d.token.base64).prefix(12))))
             #expect(!write.intent.contains(d.token.base64.prefix(32)))
@@ -44,7 +44,7 @@ struct ClaimIdempotencyTests {
             _ = try #require(Self.write(try await h.policy.prepareClaim("spring", token: d.token, client: "marketing")))
             #expect(try h.query(d.id) == .neverSet)
             #expect(h.calls(.update) == 0)
-            #expect(try h.audit().isEmpty)
+            await #expect(try h.audit().isEmpty)
             // The same request afterwards succeeds.
             _ = try await h.policy.claim("spring", token: d.token, client: "marketing")
             #expect(try h.query(d.id) == state(1, 0, h.month))
@@ -75,7 +75,7 @@ struct ClaimIdempotencyTests {
             #expect(try await h.policy.claim("spring", token: try h.token(d.id), client: "marketing", resuming: true)
                     == ClaimOutcomeFields(promotionID: "spring", claimedMonth: h.month, transactionID: nil))
             #expect(try h.state(d.id).updates == 1)
-            #expect(try h.audit().count == 1)
+            await #expect(try h.audit().count == 1)
             // Without resuming, the same state is a refusal.
             #expect(await failure { try await h.policy.claim("spring", token: try h.token(d.id), client: "marketing") } == .alreadyClaimed(h.month))
         }

@@ -77,7 +77,7 @@ struct HostileStorageTests {
             let banned = try h.newDevice()
             let pending = try h.newDevice()
             _ = try await h.policy.orderPending(.ban, installID: "install-1", reason: "fraud", client: "admin")
-            try h.ledger.checkHealth()
+            try await h.ledger.checkHealth()
             let updatesBefore = h.calls(.update)
 
             try Self.damage(damage, h)
@@ -89,7 +89,7 @@ struct HostileStorageTests {
             #expect(isStorage(await failure { try await h.policy.admit(token: pending.token, installID: "install-1", client: "api") }))
             #expect(h.calls(.update) == updatesBefore, "Apple was written although the intent could not be recorded")
             for device in [claimer, banned, pending] { #expect(try h.state(device.id).updates == 0) }
-            #expect(throws: StorageError.self) { try h.ledger.checkHealth() }
+            await #expect(throws: StorageError.self) { try await h.ledger.checkHealth() }
         }
     }
 
@@ -117,7 +117,7 @@ struct HostileStorageTests {
         var seen: [AuditResult] = []
         for _ in 0..<250 where seen.isEmpty {
             try await Task.sleep(for: .milliseconds(20))
-            seen = try h.audit().filter { $0.action == "promotion.claim" }.map(\.result)
+            seen = try await h.audit().filter { $0.action == "promotion.claim" }.map(\.result)
         }
         return (claim, seen)
     }
@@ -131,7 +131,7 @@ struct HostileStorageTests {
             let (claim, seen) = try await Self.claimWithTheUpdateHeld(1_500, d, h)
             #expect(seen == [.pending], "no pending intent while the update was held")
             _ = try await claim.value
-            let event = try #require(try h.audit().first { $0.action == "promotion.claim" })
+            let event = try await #require(try h.audit().first { $0.action == "promotion.claim" })
             #expect(event.result == .ok && event.intentID != nil && event.transactionID != nil)
         }
     }
@@ -155,11 +155,11 @@ struct HostileStorageTests {
             #expect(h.policy.unsavedResolutionCount == 1, "kept while the ledger still refuses writes")
             Self.undo(.readOnly, h)
             undone = true
-            let stillPending = try h.audit().first { $0.action == "promotion.claim" }?.result
+            let stillPending = try await h.audit().first { $0.action == "promotion.claim" }?.result
             #expect(stillPending == .pending)
             await h.policy.retryUnsavedResolutions()
             #expect(h.policy.unsavedResolutionCount == 0)
-            let event = try #require(try h.audit().first { $0.action == "promotion.claim" })
+            let event = try await #require(try h.audit().first { $0.action == "promotion.claim" })
             #expect(event.result == .ok && event.transactionID == outcome.transactionID, "\(event)")
         }
     }
@@ -172,17 +172,17 @@ struct HostileStorageTests {
             h.sandbox.inject(Fault(kind: .timeout, count: 1_000, endpoint: AppleEndpoint.update.rawValue, delayMilliseconds: 2_500, apply: true))
             #expect(await failure { try await h.policy.claim("spring", token: d.token, client: "marketing") }?.isAppleUnavailable == true)
             #expect(try h.query(d.id) == state(1, 0, h.month), "the sandbox wrote")
-            var event = try #require(try h.audit().first { $0.action == "promotion.claim" })
+            var event = try await #require(try h.audit().first { $0.action == "promotion.claim" })
             #expect(event.result == .unknown, "a write of unknown outcome was audited \(event.result)")
             #expect(event.bitsAfter == "(1,0)@\(h.month)")
 
             h.sandbox.clearFaults()
             let outcome = try await h.policy.claim("spring", token: d.token, client: "marketing", resuming: true)
             #expect(outcome.transactionID == nil)
-            event = try #require(try h.audit().first { $0.id == event.id })
+            event = try await #require(try h.audit().first { $0.id == event.id })
             #expect(event.result == .ok, "\(event)")
             #expect(event.reason?.contains("settled by a later query") == true)
-            #expect(try h.audit().filter { $0.action == "promotion.claim" }.count == 1)
+            await #expect(try h.audit().filter { $0.action == "promotion.claim" }.count == 1)
         }
     }
 
@@ -193,11 +193,11 @@ struct HostileStorageTests {
             let d = try h.newDevice()
             h.sandbox.inject(Fault(kind: .timeout, count: 1_000, endpoint: AppleEndpoint.update.rawValue, delayMilliseconds: 2_500))
             #expect(await failure { try await h.policy.setBanned(true, token: d.token, reason: "r", client: "admin") } != nil)
-            let first = try #require(try h.audit().first { $0.action == "ban" })
+            let first = try await #require(try h.audit().first { $0.action == "ban" })
             #expect(first.result == .unknown)
             h.sandbox.clearFaults()
             _ = try await h.policy.setBanned(true, token: d.token, reason: "r", client: "admin")
-            let events = try h.audit().filter { $0.action == "ban" }
+            let events = try await h.audit().filter { $0.action == "ban" }
             #expect(events.first { $0.id == first.id }?.result == .failed)
             #expect(events.first { $0.id != first.id }?.result == .ok)
         }
@@ -211,7 +211,7 @@ struct HostileStorageTests {
             h.sandbox.inject(Fault(kind: .status, status: 200, body: #"{"error":"try later"}"#, count: 1_000, endpoint: AppleEndpoint.update.rawValue))
             let f = await failure { try await h.policy.claim("spring", token: d.token, client: "marketing") }
             #expect(f?.isAppleUnavailable == true, "\(String(describing: f))")
-            #expect(try h.audit().first { $0.action == "promotion.claim" }?.result == .unknown)
+            await #expect(try h.audit().first { $0.action == "promotion.claim" }?.result == .unknown)
         }
     }
 
@@ -230,14 +230,14 @@ struct HostileStorageTests {
                 if written { _ = h.sandbox.seed(device.id, bits: bits(0, 1), lastUpdated: h.month) }
             }
             #expect(try await h.policy.reconcileInterruptedWrites() == 2)
-            #expect(try h.audit().map(\.result) == [.unknown, .unknown])
+            await #expect(try h.audit().map(\.result) == [.unknown, .unknown])
             #expect(try await h.policy.reconcileInterruptedWrites() == 0)
 
             _ = try await h.policy.inspect(token: landed.token)  // a read alone settles nothing
-            #expect(try h.audit().map(\.result) == [.unknown, .unknown])
+            await #expect(try h.audit().map(\.result) == [.unknown, .unknown])
             #expect(await failure { try await h.policy.claim("spring", token: landed.token, client: "marketing") } == .deviceBanned)
             _ = try await h.policy.setBanned(true, token: lost.token, reason: "r", client: "admin")
-            let events = try h.audit()
+            let events = try await h.audit()
             #expect(events.first { $0.tokenPrefix == landed.token.shortDigest }?.result == .ok)
             #expect(events.filter { $0.tokenPrefix == lost.token.shortDigest }.map(\.result) == [.ok, .failed])
         }
@@ -262,7 +262,7 @@ struct HostileStorageTests {
             }
             #expect(try await h.policy.reconcileInterruptedWrites() == 3)
             for intent in intents { _ = try await h.policy.setBanned(true, token: intent.device.token, reason: "r", client: "admin") }
-            let events = try h.audit()
+            let events = try await h.audit()
             for intent in intents {
                 #expect(events.first { $0.intentID == intent.id }?.result == intent.expected, "\(intent)")
             }
@@ -274,10 +274,10 @@ struct HostileStorageTests {
     @Test(arguments: [Damage.readOnly, .deleted, .replaced])
     func readinessFailsOnAnUnwritableOrMissingFile(damage: Damage) async throws {
         try await withPolicy(Self.roles) { h in
-            try h.ledger.checkHealth()
+            try await h.ledger.checkHealth()
             try Self.damage(damage, h)
             defer { Self.undo(damage, h) }
-            #expect(throws: StorageError.self) { try h.ledger.checkHealth() }
+            await #expect(throws: StorageError.self) { try await h.ledger.checkHealth() }
         }
     }
 
@@ -288,9 +288,9 @@ struct HostileStorageTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("l.sqlite").path
         let ledger = try SQLiteLedger(path: path, healthProbeInterval: .seconds(600))
-        try ledger.checkHealth()
+        try await ledger.checkHealth()
         try FileManager.default.removeItem(atPath: path)
-        #expect(throws: StorageError.self) { try ledger.checkHealth() }
+        await #expect(throws: StorageError.self) { try await ledger.checkHealth() }
         await #expect(throws: StorageError.self) { try await ledger.record(AuditEvent(client: "t", action: "ban", result: .ok)) }
     }
 
@@ -331,6 +331,6 @@ struct HostileStorageTests {
                                                  event: AuditEvent(client: "m", action: "promotion.claim", result: .pending)))
         try await ledger.resolveWriteIntent(id: "intent-1", result: .unknown, bitsAfter: "(1,0)@2026-11", reason: nil, transactionID: nil)
         #expect(try await ledger.unknownWriteIntents(tokenPrefix: "abcdefabcdef", limit: 5).map(\.id) == ["intent-1"])
-        try ledger.checkHealth()
+        try await ledger.checkHealth()
     }
 }

@@ -30,8 +30,8 @@ struct NoneLayoutTests {
                 #expect(message?.contains(#"{"mode":"none"}"#) == true, "got \(String(describing: f))")
             }
             #expect(h.totalCalls == 0)
-            #expect(try h.ledger.pendingActions().isEmpty)
-            #expect(try h.audit().isEmpty)
+            await #expect(try h.ledger.pendingActions().isEmpty)
+            await #expect(try h.audit().isEmpty)
             #expect(try h.query(d.id) == .neverSet)
         }
     }
@@ -48,7 +48,7 @@ struct NoneLayoutTests {
             #expect(calls[AppleEndpoint.query.rawValue] == nil)
             #expect(calls[AppleEndpoint.update.rawValue] == nil)
             #expect(try h.query(d.id) == state(1, 1, h.month))
-            #expect(try h.audit().isEmpty)
+            await #expect(try h.audit().isEmpty)
         }
     }
 

@@ -19,7 +19,7 @@ struct PendingActionTests {
         try await withPolicy(Self.roles) { h in
             let outcome = try await h.policy.orderPending(.ban, installID: "install-1", reason: "chargeback", client: "support")
             #expect(outcome.banned && !outcome.applied)
-            #expect(try h.ledger.pendingActions() == [
+            await #expect(try h.ledger.pendingActions() == [
                 PendingDeviceAction(installID: "install-1", kind: .ban, reason: "chargeback", client: "support", createdAt: h.date),
             ])
             #expect(h.totalCalls == 0)
@@ -29,17 +29,17 @@ struct PendingActionTests {
             _ = try await h.policy.claim("spring", token: d.token, client: "marketing")
             #expect(try await h.policy.admitMeaning(token: try h.token(d.id), installID: nil, client: "api")?.banned == false)
             #expect(try await h.policy.admitMeaning(token: try h.token(d.id), installID: "install-2", client: "api")?.banned == false)
-            #expect(try h.ledger.pendingActions().count == 1)
+            await #expect(try h.ledger.pendingActions().count == 1)
             #expect(try h.query(d.id) == state(1, 0, h.month))
 
             let token = try h.token(d.id)
             #expect(await failure { try await h.policy.admitMeaning(token: token, installID: "install-1", client: "api") } == .deviceBanned)
             // Applied to the physical device, promotion bit preserved; the order is gone.
             #expect(try h.query(d.id) == state(1, 1, h.month))
-            #expect(try h.ledger.pendingActions().isEmpty)
-            #expect(try h.ledger.pendingAction(installID: "install-1") == nil)
+            await #expect(try h.ledger.pendingActions().isEmpty)
+            await #expect(try h.ledger.pendingAction(installID: "install-1") == nil)
 
-            let events = try h.audit()
+            let events = try await h.audit()
             #expect(events.map(\.action) == ["ban.applied", "promotion.claim", "ban.pending"])
             try #require(events.count == 3)
             let applied = events[0], pending = events[2]
@@ -66,14 +66,14 @@ struct PendingActionTests {
             #expect(await failure { try await h.policy.admitMeaning(token: try h.token(d.id), installID: "install-9", client: "api") } == .deviceBanned)
             let outcome = try await h.policy.orderPending(.unban, installID: "install-9", reason: "appeal", client: "support")
             #expect(!outcome.banned && !outcome.applied)
-            #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
+            await #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
 
             let meaning = try await h.policy.admitMeaning(token: try h.token(d.id), installID: "install-9", client: "api")
             #expect(meaning?.banned == false)
             #expect(try h.query(d.id) == state(1, 0, h.month))
-            #expect(try h.ledger.pendingActions().isEmpty)
-            #expect(try h.audit().map(\.action) == ["unban.applied", "unban.pending", "ban.applied", "ban.pending"])
-            #expect(try h.audit().first?.bitsBefore == "(1,1)@\(h.month)")
+            await #expect(try h.ledger.pendingActions().isEmpty)
+            await #expect(try h.audit().map(\.action) == ["unban.applied", "unban.pending", "ban.applied", "ban.pending"])
+            await #expect(try h.audit().first?.bitsBefore == "(1,1)@\(h.month)")
         }
     }
 
@@ -87,14 +87,14 @@ struct PendingActionTests {
             #expect(await failure { try await h.policy.admitMeaning(token: try h.token(banned.id), installID: "install-7", client: "api") } == .deviceBanned)
             #expect(try h.query(banned.id) == state(0, 1, h.month))
             #expect(try h.state(banned.id).updates == updates)
-            #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
+            await #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
 
             // A device that is not banned has nothing to lift either: no write, the order stays.
             let clear = try h.newDevice()
             #expect(try await h.policy.admitMeaning(token: clear.token, installID: "install-7", client: "api")?.banned == false)
             #expect(try h.state(clear.id).updates == 0)
-            #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
-            #expect(!(try h.audit().map(\.action).contains("unban.applied")))
+            await #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
+            await #expect(!(try h.audit().map(\.action).contains("unban.applied")))
         }
     }
 
@@ -102,7 +102,7 @@ struct PendingActionTests {
         try await withPolicy(Self.roles) { h in
             _ = try await h.policy.orderPending(.ban, installID: "install-1", reason: "first", client: "support")
             _ = try await h.policy.orderPending(.unban, installID: "install-1", reason: "second", client: "lead")
-            let pending = try h.ledger.pendingActions()
+            let pending = try await h.ledger.pendingActions()
             #expect(pending.count == 1)
             #expect(pending.first?.kind == .unban && pending.first?.reason == "second" && pending.first?.client == "lead")
             let d = try h.newDevice()
@@ -120,8 +120,8 @@ struct PendingActionTests {
             #expect(outcome.banned && !outcome.applied)
             #expect(await failure { try await h.policy.registerInstall(token: try h.token(d.id), installID: "install-2", client: "api") } == .deviceBanned)
             #expect(try h.query(d.id) == state(1, 1, h.month))
-            #expect(try h.ledger.pendingActions().isEmpty)
-            #expect(try h.audit().map(\.action) == ["ban.applied", "ban.pending", "install.register"])
+            await #expect(try h.ledger.pendingActions().isEmpty)
+            await #expect(try h.audit().map(\.action) == ["ban.applied", "ban.pending", "install.register"])
         }
     }
 
@@ -138,7 +138,7 @@ struct PendingActionTests {
             #expect(outcome.reinstalls == 1 && !outcome.banned)
             #expect(try h.query(d.id) == state(1, 0, h.month))
             #expect(try h.state(d.id).updates == updatesBefore + 2)
-            let events = try h.audit()
+            let events = try await h.audit()
             #expect(Array(events.map(\.action).prefix(3)) == ["install.register", "unban.applied", "unban.pending"])
             #expect(events[1].bitsBefore == "(1,1)@\(h.month)" && events[1].bitsAfter == "(0,0)@\(h.month)")
             #expect(events[0].bitsBefore == "(0,0)@\(h.month)" && events[0].bitsAfter == "(1,0)@\(h.month)")
@@ -154,7 +154,7 @@ struct PendingActionTests {
             let updates = try h.state(d.id).updates
             #expect(await failure { try await h.policy.registerInstall(token: d.token, installID: "install-3", client: "api") } == .deviceBanned)
             #expect(try h.state(d.id).updates == updates)
-            #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
+            await #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
         }
     }
 }

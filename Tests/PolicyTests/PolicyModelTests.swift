@@ -263,7 +263,7 @@ struct PolicyModelTests {
                 if actual != expected {
                     return Mismatch(step: step, difference: "outcome: model \(expected), policy \(actual)", trace: trace)
                 }
-                if let difference = try compareState() {
+                if let difference = try await compareState() {
                     trace.append("     state: \(difference)")
                     return Mismatch(step: step, difference: difference, trace: trace)
                 }
@@ -338,14 +338,14 @@ struct PolicyModelTests {
         }
 
         /// Every device's bits and month, and the pending orders, as the model has them; nil when equal.
-        func compareState() throws -> String? {
+        func compareState() async throws -> String? {
             for (d, id) in ids.enumerated() {
                 let real = try h.state(id)
                 let seen = PolicyModel.Device(bits: [real.bits.bit0, real.bits.bit1], stamp: real.lastUpdated.map(virtual))
                 if seen != model.devices[d] { return "device d\(d): model \(model.devices[d]), sandbox \(seen)" }
             }
             var pending: [String: Bool] = [:]
-            for action in try h.ledger.pendingActions() { pending[action.installID] = action.kind == .ban }
+            for action in try await h.ledger.pendingActions() { pending[action.installID] = action.kind == .ban }
             if pending != model.pending { return "pending orders: model \(model.pending.sorted { $0.key < $1.key }), ledger \(pending.sorted { $0.key < $1.key })" }
             return nil
         }

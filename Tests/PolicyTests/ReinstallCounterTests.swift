@@ -36,7 +36,7 @@ struct ReinstallCounterTests {
             let meaning = try await h.policy.inspect(token: try h.token(d.id))
             #expect(meaning.banned && meaning.reinstalls == banAt)
 
-            let events = try h.audit().reversed().map { $0 }
+            let events = try await h.audit().reversed().map { $0 }
             #expect(events.map(\.action) == Array(repeating: "install.register", count: banAt + 1))
             #expect(events.map(\.subject) == (0...banAt).map { "install-\($0)" })
             #expect(events.map(\.result) == Array(repeating: .ok, count: banAt) + [.banned])

@@ -211,7 +211,7 @@ struct RolesLayoutTests {
             #expect(try h.state(d.id).updates == 1)
             #expect(h.calls(.update) == 1)
             // Only the claim wrote to the ledger.
-            #expect(try h.audit().map(\.action) == ["promotion.claim"])
+            await #expect(try h.audit().map(\.action) == ["promotion.claim"])
         }
     }
 
@@ -290,7 +290,7 @@ struct RolesLayoutTests {
             #expect(await failure { try await h.policy.claim("spring", token: unknown, client: "marketing") } == .apple(.invalidDeviceToken))
             #expect(await failure { try await h.policy.setBanned(true, token: unknown, reason: nil, client: "admin") } == .apple(.invalidDeviceToken))
             #expect(h.calls(.update) == 0)
-            #expect(try h.audit().isEmpty)
+            await #expect(try h.audit().isEmpty)
         }
     }
 
@@ -317,7 +317,7 @@ struct RolesLayoutTests {
             let admitted = try await h.policy.admitMeaning(token: d.token, installID: "i", client: "api")
             #expect(admitted == nil)
             #expect(h.calls(.validate) == 1 && h.calls(.query) == 0)
-            #expect(try h.ledger.pendingActions().isEmpty)
+            await #expect(try h.ledger.pendingActions().isEmpty)
         }
     }
 

@@ -70,7 +70,7 @@ struct StaleStateTests {
             h.sandbox.seed(d.id, bits: bits(1, 0), lastUpdated: h.month(-9))
             _ = try await h.policy.setBanned(true, token: d.token, reason: nil, client: "admin")
             #expect(try h.query(d.id) == state(0, 1, h.month))
-            let event = try #require(try h.audit().first)
+            let event = try await #require(try h.audit().first)
             #expect(event.bitsBefore == "(1,0)@\(h.month(-9)) (stale)")
             #expect(event.bitsAfter == "(0,1)@\(h.month)")
         }

@@ -409,3 +409,95 @@ def test_readiness_follows_the_real_writes_on_a_full_disk(twobits_factory, tmp_p
     finally:
         twobits_factory.close()
         subprocess.run(["umount", "-l", str(ledger_dir)], capture_output=True)
+
+
+STALL_DEADLINE_MS = 3000
+# The answer must come by the deadline; this much more allows for a loaded machine, nowhere near a stall's length.
+STALL_SLACK_S = 5
+
+
+def timed(call):
+    started = time.monotonic()
+    answer = call()
+    return answer, time.monotonic() - started
+
+
+def test_a_stalled_ledger_disk_keeps_deadlines_healthz_and_readyz_working(twobits_factory, tmp_path):
+    """Issue 34, "A stalled ledger disk stops everything": with the ledger's filesystem frozen (`fsfreeze`, an
+    ext4 image on a loop device), a claim answered 503 after 40 s with a 15 s deadline and /healthz hung,
+    because the SQLite calls ran on the event loops. Now the loops never wait for the disk: claims and
+    exchanges answer by their deadline, /healthz at once, /readyz says not ready within a few seconds, and
+    once the ledger has held its thread 2 s new calls are refused at once (503 storage_unavailable). Thawed,
+    everything recovers, and every device is written at Apple exactly as often as the audit says."""
+    if os.geteuid() != 0:
+        pytest.skip("freezing a filesystem needs root")
+    for tool in ("mkfs.ext4", "fsfreeze", "mount", "umount"):
+        if subprocess.run(["sh", "-c", f"command -v {tool}"], capture_output=True).returncode != 0:
+            pytest.skip(f"{tool} is not installed")
+    image, disk = tmp_path / "ledger.img", tmp_path / "ledger-disk"
+    disk.mkdir()
+    with open(image, "wb") as f:
+        f.truncate(64 * 1024 * 1024)
+    if subprocess.run(["mkfs.ext4", "-q", "-F", str(image)], capture_output=True).returncode != 0:
+        pytest.skip("cannot make an ext4 image here")
+    if subprocess.run(["mount", "-o", "loop", str(image), str(disk)], capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a loop device here (no /dev/loop*, or not allowed)")
+    try:
+        deployment = deploy(twobits_factory, database=str(disk / "twobits.sqlite"), apple={"timeout_ms": 1000},
+                            server={"request_deadline_ms": STALL_DEADLINE_MS})
+        assert claim(deployment, deployment.mint(deployment.new_device())).status == 200
+        assert deployment.exchange(deployment.mint(deployment.new_device())).status == 201
+        # Let the cached readiness verdict (2 s) run out: the next /readyz probes the frozen disk.
+        time.sleep(2.5)
+        before = updates(deployment)
+        devices = [deployment.new_device() for _ in range(6)]
+        # A keyed claim is retried as a client would: the same key, the same request.
+        tokens = {d: deployment.mint(d) for d in devices}
+
+        subprocess.run(["fsfreeze", "-f", str(disk)], check=True, capture_output=True)
+        limit = STALL_DEADLINE_MS / 1000 + STALL_SLACK_S
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            # A claim first: its write takes the ledger thread and waits for the frozen disk.
+            first = pool.submit(timed, lambda: claim(deployment, deployment.mint(devices[0]), timeout=limit + 20))
+            time.sleep(0.3)
+            # Readiness probes the ledger while that write waits: not ready after a bounded wait, not a hang.
+            ready, _ = timed(lambda: http("GET", deployment.url + "/readyz", timeout=limit))
+            assert ready.status == 503 and (ready.json or {}).get("ready") is False, ready
+            assert ready.json["checks"]["storage"].startswith("failed"), ready
+            healthy = http("GET", deployment.url + "/healthz", timeout=limit)
+            assert healthy.status == 200, healthy
+            more = [pool.submit(timed, lambda d=d: claim(deployment, tokens[d], key=f"stall-{d}", timeout=limit + 20))
+                    for d in devices[1:4]]
+            more += [pool.submit(timed, lambda d=d: deployment.exchange(deployment.mint(d))) for d in devices[4:]]
+            for future in [first] + more:
+                answer, seconds = future.result()
+                assert answer.status == 503, answer
+                assert answer.error_code in ("storage_unavailable", "apple_unavailable"), answer
+                assert seconds < limit, f"answered after {seconds:.1f} s with a {STALL_DEADLINE_MS} ms deadline"
+        # The disk has stalled for seconds now: a new write is refused at once, not left to its deadline.
+        refused = claim(deployment, deployment.mint(deployment.new_device()), timeout=limit)
+        assert refused.status == 503 and refused.error_code == "storage_unavailable", refused
+        assert not any(word in refused.raw.decode(errors="replace").lower() for word in SQLITE_WORDS), refused
+        assert http("GET", deployment.url + "/healthz", timeout=limit).status == 200
+        assert http("GET", deployment.url + "/readyz", timeout=limit).status == 503
+        assert updates(deployment) == before, "Apple was written although no intent could be recorded"
+
+        subprocess.run(["fsfreeze", "-u", str(disk)], check=True, capture_output=True)
+        wait_for(lambda: http("GET", deployment.url + "/readyz", timeout=limit).status == 200, 30, "/readyz to recover after the thaw")
+        # Every device ends written once, by the retries; the audit holds exactly the writes Apple saw.
+        assert claim(deployment, deployment.mint(devices[0])).status == 200
+        for d in devices[1:4]:
+            assert claim(deployment, tokens[d], key=f"stall-{d}").status == 200
+        for d in devices[4:]:
+            assert deployment.exchange(deployment.mint(d)).status == 201
+        for d in devices[:4]:
+            assert deployment.device(d)["updates"] == 1, d
+        claims = [e for e in deployment.audit_events() if e["action"] == "promotion.claim"]
+        assert not [e for e in claims if e["result"] == "pending"], claims
+        # The claim before the stall, and one for each of the four devices.
+        assert len([e for e in claims if e["result"] == "ok"]) == 5, claims
+    finally:
+        # Never leave a frozen filesystem behind: whatever touches it would hang.
+        subprocess.run(["fsfreeze", "-u", str(disk)], capture_output=True)
+        twobits_factory.close()
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True)

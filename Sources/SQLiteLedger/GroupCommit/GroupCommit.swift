@@ -1,13 +1,15 @@
 import EventLoops
 import Locking
 
-/// Group commit for the ledger's hot writes, on the event loops.
+/// Group commit for the ledger's hot writes, batched per event loop, committed on the ledger thread.
 ///
-/// A write asked for on a loop is queued on that loop and the caller suspends; the loop commits everything
-/// queued on it at its next turn, after the I/O of this turn has run, in one transaction
-/// (`SQLiteConnection.transaction(each:)`), and resumes each caller with its own outcome. Requests that
-/// arrive together so share one commit: one set of `fcntl` locks and one WAL frame per page touched, instead
-/// of one each. The loop is never blocked for longer than the batch's statements, and no thread is crossed.
+/// A write asked for on a loop is queued on that loop and the caller suspends; at its next turn, after the
+/// I/O of this turn has run, the loop hands everything queued on it to the ledger thread (`LedgerThread`) as
+/// one job, which commits it in one transaction (`SQLiteConnection.transaction(each:)`) and hands the
+/// outcomes back to the loop in one job, where each caller resumes with its own. Requests that arrive
+/// together so share one commit: one set of `fcntl` locks and one WAL frame per page touched, instead of one
+/// each, and one thread hop each way. The loop never waits for the disk (a stalled one included). While a
+/// loop's batch is on the ledger thread, what the loop queues meanwhile waits and goes as its next batch.
 /// Off a loop (tools, tests, start-up) a write runs alone, at once, in a transaction of its own.
 ///
 /// Under load the batch may wait a few turns more (`lingerTurns`), as PostgreSQL's `commit_delay` with
@@ -17,6 +19,7 @@ import Locking
 /// holds. A lone write on a quiet loop commits at the next turn, as before.
 final class GroupCommit: Sendable {
     private let db: SQLiteConnection
+    private let thread: LedgerThread
     private let stats = Lock(GroupCommitStatistics())
     /// The most writes one transaction takes: a turn that queued more commits them in several, so that the
     /// connection's lock (which the other loops' commits wait for) is never held for long.
@@ -31,8 +34,9 @@ final class GroupCommit: Sendable {
 
     private struct WeakLoop: Sendable { weak var loop: EventLoop? }
 
-    init(db: SQLiteConnection, batchLimit: Int = 128, lingerTurns: Int = 3) {
+    init(db: SQLiteConnection, thread: LedgerThread, batchLimit: Int = 128, lingerTurns: Int = 3) {
         self.db = db
+        self.thread = thread
         self.batchLimit = max(1, batchLimit)
         self.lingerTurns = max(0, lingerTurns)
     }
@@ -70,8 +74,11 @@ final class GroupCommit: Sendable {
         loop.execute { self.commit(flush.value, on: loop) }
     }
 
-    /// On the loop: commits what is queued, then resumes each caller (their jobs run at the loop's next turn).
+    /// On the loop: hands what is queued to the ledger thread, which commits it and resumes each caller on
+    /// the loop (their jobs run at the loop's next turn).
     private func commit(_ pending: PendingWrites, on loop: EventLoop) {
+        // One batch of a loop at a time: the one in flight commits this one when it is back.
+        if pending.inFlight { return }
         // Under load (the last commit held several writes), wait while each turn still adds writes.
         if pending.lastBatch > 1, pending.turnsWaited < lingerTurns,
            pending.writes.count > pending.seen, pending.writes.count < batchLimit {
@@ -86,12 +93,28 @@ final class GroupCommit: Sendable {
         pending.lastBatch = writes.count
         pending.seen = 0
         pending.turnsWaited = 0
-        for start in stride(from: 0, to: writes.count, by: batchLimit) {
-            let batch = writes[start..<min(start + batchLimit, writes.count)]
-            let errors = db.transaction(each: batch.map(\.run))
-            stats.withLock { $0.record(batch: batch.count) }
-            for (write, error) in zip(batch, errors) { write.finish(error) }
+        let batch = UncheckedSendable(writes)
+        let flush = UncheckedSendable(pending)
+        pending.inFlight = true
+        let refusal = thread.submit { [self] in
+            var errors: [SQLiteError?] = []
+            for start in stride(from: 0, to: batch.value.count, by: batchLimit) {
+                let part = batch.value[start..<min(start + batchLimit, batch.value.count)]
+                errors += db.transaction(each: part.map(\.run))
+                stats.withLock { $0.record(batch: part.count) }
+            }
+            let outcomes = errors
+            loop.execute { [self] in finished(batch.value, outcomes, flush.value, on: loop) }
         }
+        if let refusal { finished(writes, Array(repeating: refusal, count: writes.count), pending, on: loop) }
+    }
+
+    /// On the loop: resumes each caller of a batch with its outcome, then sends what queued meanwhile.
+    private func finished(_ writes: [PendingWrite], _ errors: [SQLiteError?], _ pending: PendingWrites, on loop: EventLoop) {
+        for (write, error) in zip(writes, errors) { write.finish(error) }
+        pending.inFlight = false
+        // A commit was scheduled for them (`flushScheduled`) and found this batch in flight.
+        if !pending.writes.isEmpty { commit(pending, on: loop) }
     }
 
     /// How the writes were grouped so far (for tests and the benchmark).
@@ -102,6 +125,8 @@ final class GroupCommit: Sendable {
 private final class PendingWrites {
     var writes: [PendingWrite] = []
     var flushScheduled = false
+    /// A batch of this loop is on the ledger thread.
+    var inFlight = false
     /// The writes queued when the scheduled commit last looked, and how many turns it has waited.
     var seen = 0
     var turnsWaited = 0
@@ -119,8 +144,10 @@ private final class ValueBox<T> {
     var value: T?
 }
 
-/// Carries a loop-local value into a closure run on the same loop.
-// Unchecked: sound only because the closure carrying it runs on the loop the value belongs to (`loop.execute`).
+/// Carries a loop-local value into a closure run on the same loop, or a batch to the ledger thread and back.
+// Unchecked: sound only because the value is used by one thread at a time: the loop it belongs to
+// (`loop.execute`), or the ledger thread while the loop has handed the batch over (`inFlight`), the queue's
+// lock ordering the two.
 private struct UncheckedSendable<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }

@@ -6,15 +6,15 @@ extension SQLiteLedger {
         try await insertOnce(table: "app_attest_challenges", column: "digest", value: digest, until: until, now: now)
     }
 
-    public func consumeAppAttestChallenge(digest: String, now: Date) throws(StorageError) -> Bool {
-        try run { () throws(SQLiteError) -> Bool in
+    public func consumeAppAttestChallenge(digest: String, now: Date) async throws(StorageError) -> Bool {
+        try await run { (db) throws(SQLiteError) -> Bool in
             try db.change("DELETE FROM app_attest_challenges WHERE digest = ? AND expires_ms > ?",
                           [.text(digest), .integer(Self.ms(now))]) == 1
         }
     }
 
-    public func storeAppAttestKey(_ key: AppAttestKeyRecord) throws(StorageError) -> Bool {
-        try run { () throws(SQLiteError) -> Bool in
+    public func storeAppAttestKey(_ key: AppAttestKeyRecord) async throws(StorageError) -> Bool {
+        try await run { (db) throws(SQLiteError) -> Bool in
             try db.change("""
                 INSERT INTO app_attest_keys (key_id, public_key, counter, receipt, environment, app_id, validation_category,
                                              first_seen_ms, revoked_ms, revoked_reason)
@@ -25,12 +25,12 @@ extension SQLiteLedger {
         }
     }
 
-    public func appAttestKey(id: String) throws(StorageError) -> AppAttestKeyRecord? {
-        try run { () throws(SQLiteError) in try db.query("SELECT * FROM app_attest_keys WHERE key_id = ?", [.text(id)]) }.records(AppAttestKeyRecord.init(row:)).first
+    public func appAttestKey(id: String) async throws(StorageError) -> AppAttestKeyRecord? {
+        try await run { (db) throws(SQLiteError) in try db.query("SELECT * FROM app_attest_keys WHERE key_id = ?", [.text(id)]) }.records(AppAttestKeyRecord.init(row:)).first
     }
 
-    public func advanceAppAttestCounter(keyID: String, to counter: UInt32) throws(StorageError) -> CounterAdvance {
-        try run { () throws(SQLiteError) -> CounterAdvance in
+    public func advanceAppAttestCounter(keyID: String, to counter: UInt32) async throws(StorageError) -> CounterAdvance {
+        try await run { (db) throws(SQLiteError) -> CounterAdvance in
             try db.transaction { tx throws(SQLiteError) -> CounterAdvance in
                 // One statement decides: SQLite serialises writers, so of two racers only one sees the old counter.
                 try tx.query("UPDATE app_attest_keys SET counter = ? WHERE key_id = ? AND counter < ? AND revoked_ms IS NULL",
@@ -45,8 +45,8 @@ extension SQLiteLedger {
         }
     }
 
-    public func revokeAppAttestKey(keyID: String, reason: String, now: Date) throws(StorageError) -> Bool {
-        try run { () throws(SQLiteError) -> Bool in
+    public func revokeAppAttestKey(keyID: String, reason: String, now: Date) async throws(StorageError) -> Bool {
+        try await run { (db) throws(SQLiteError) -> Bool in
             try db.change("""
                 UPDATE app_attest_keys SET revoked_ms = coalesce(revoked_ms, ?), revoked_reason = coalesce(revoked_reason, ?)
                 WHERE key_id = ?

@@ -2,8 +2,8 @@ public import FoundationEssentials
 public import Ledger
 
 extension SQLiteLedger {
-    public func addStatistics(_ increments: [StatisticIncrement], forgetBefore: Date) throws(StorageError) {
-        try run { () throws(SQLiteError) in
+    public func addStatistics(_ increments: [StatisticIncrement], forgetBefore: Date) async throws(StorageError) {
+        try await run { (db) throws(SQLiteError) in
             try db.transaction { tx throws(SQLiteError) in
                 for i in increments {
                     try tx.query("""
@@ -16,8 +16,8 @@ extension SQLiteLedger {
         }
     }
 
-    public func statistics(since: Date) throws(StorageError) -> [StatisticIncrement] {
-        try run { () throws(SQLiteError) in
+    public func statistics(since: Date) async throws(StorageError) -> [StatisticIncrement] {
+        try await run { (db) throws(SQLiteError) in
             try db.query("SELECT hour, family, subject, outcome, bucket, count FROM statistics WHERE hour >= ? ORDER BY hour",
                          [.integer(StatisticIncrement.hour(of: since))])
         }.records(StatisticIncrement.init(row:))

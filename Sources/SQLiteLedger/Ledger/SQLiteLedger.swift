@@ -1,15 +1,20 @@
 public import FoundationEssentials
 public import Ledger
+import EventLoops
 import Locking
 
 /// The embedded ledger: one SQLite file in WAL mode, schema migrated at open.
 ///
-/// Calls run on the caller's thread (a write costs microseconds, see Benchmarks/LedgerBench). The hot
-/// writes made on an event loop are committed together, once per loop turn (`GroupCommit`); the others,
-/// and every call made off a loop, run inline. The WAL checkpoints, which fsync, run on a thread of their
-/// own (`WALCheckpointer`).
+/// Calls made on an event loop run on the ledger's own thread (`LedgerThread`), so that a slow or stalled
+/// disk never stops a loop; the hot writes made on a loop are committed together, once per loop turn
+/// (`GroupCommit`). Calls made off a loop (tools, tests, start-up) run inline, on the caller's thread. The
+/// WAL checkpoints, which fsync, run on a thread of their own (`WALCheckpointer`).
 public final class SQLiteLedger: Ledger {
     let db: SQLiteConnection
+    /// Runs the calls made on the loops.
+    let thread: LedgerThread
+    /// How long `/readyz`'s probe waits for the ledger thread before it says not ready.
+    let probeTimeout: Duration
     /// The hot writes (reuse records, audit events, write intents), committed together per loop turn.
     let groupCommit: GroupCommit
     /// Lets `unknownWriteIntents` skip its query while no intent can be `unknown`.
@@ -20,7 +25,7 @@ public final class SQLiteLedger: Ledger {
     private let checkpointer: WALCheckpointer?
     private let sweeper = ExpirySweeper()
     /// The last readiness probe's verdict, reused for `healthProbeInterval` (see `init`).
-    private let lastProbe: HealthVerdictCache
+    let lastProbe: HealthVerdictCache
     /// Told each call's duration (the ledger latency metric); nil when nobody measures.
     let observer: (any LedgerCallObserver)?
 
@@ -28,13 +33,18 @@ public final class SQLiteLedger: Ledger {
     /// verdict of `checkHealth`'s write probe is reused. `checkpointInterval`: the longest time between
     /// two background checkpoints (one also starts when the log reaches 1000 pages); nil leaves
     /// checkpoints to SQLite, inline in the commit that crosses 1000 pages (for comparison in the benchmark).
+    /// `stallLimit`: how long one call may hold the ledger thread before the disk counts as stalled (then
+    /// calls made on the loops are refused at once, and the readiness probe gives up after as long).
     public init(path: String, healthProbeInterval: Duration = .seconds(2), checkpointInterval: Duration? = .seconds(1),
-                observer: (any LedgerCallObserver)? = nil) throws(StorageError) {
+                stallLimit: Duration = .seconds(2), observer: (any LedgerCallObserver)? = nil) throws(StorageError) {
         lastProbe = HealthVerdictCache(interval: healthProbeInterval)
         self.observer = observer
+        probeTimeout = stallLimit
+        let thread = LedgerThread(stallLimit: stallLimit)
+        self.thread = thread
         do throws(SQLiteError) {
             db = try SQLiteConnection(path: path)
-            groupCommit = GroupCommit(db: db)
+            groupCommit = GroupCommit(db: db, thread: thread)
             try SchemaMigrations.apply(to: db)
             unknownIntents.lowerIfNone(in: db)
             if let checkpointInterval, !SQLiteConnection.isMemory(path) {
@@ -47,36 +57,52 @@ public final class SQLiteLedger: Ledger {
             } else {
                 checkpointer = nil
             }
-        } catch { throw StorageError(error) }
+        } catch {
+            thread.stop()
+            throw StorageError(error)
+        }
     }
 
-    /// Stops the checkpoint thread (after a last checkpoint); the connection closes when the ledger goes.
-    deinit { checkpointer?.stop() }
+    /// Stops the ledger thread (after its queued calls) and the checkpoint thread (after a last checkpoint);
+    /// the connection closes when the ledger goes.
+    deinit {
+        thread.stop()
+        checkpointer?.stop()
+    }
 
     /// The schema version now in the file.
     public var schemaVersion: Int { (try? db.query("PRAGMA user_version").first?.int("user_version")) ?? 0 }
 
-    /// Proves the ledger takes a write: a one-row transaction at most every `healthProbeInterval` (the
-    /// verdict is cached in between), and at every call that the open file is still the file at its path.
-    public func checkHealth() throws(StorageError) {
-        do { try db.verifyFileIdentity() } catch { throw StorageError(error) }
-        if try lastProbe.recent() { return }
-        let now = ContinuousClock.now
-        var failure: StorageError?
-        do {
-            _ = try db.transaction { tx throws(SQLiteError) in
-                try tx.query("INSERT INTO health_probe (id, at_ms) VALUES (1, ?) ON CONFLICT(id) DO UPDATE SET at_ms = excluded.at_ms",
-                             [.integer(Int64((Date().timeIntervalSince1970 * 1000).rounded()))])
-            }
-        } catch { failure = StorageError(error) }
-        try lastProbe.remember(failure, at: now)
-    }
-
+    /// Runs `body` on the ledger thread when called on an event loop (a loop must never wait for the
+    /// disk), inline otherwise; timed for the ledger latency metric.
     @discardableResult
-    func run<T>(_ body: () throws(SQLiteError) -> T) throws(StorageError) -> T {
+    func run<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T) async throws(StorageError) -> T {
         let start = callStarted()
         defer { callFinished(start) }
-        do { return try body() } catch { throw failed(error) }
+        do { return try await offLoop(body) } catch { throw failed(error) }
+    }
+
+    /// `body` on the ledger thread when called on an event loop, inline otherwise.
+    func offLoop<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws(SQLiteError) -> T) async throws(SQLiteError) -> T {
+        let db = db
+        guard EventLoop.current != nil else { return try body(db) }
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, SQLiteError>, Never>) in
+            let refusal = thread.submit {
+                do throws(SQLiteError) { continuation.resume(returning: .success(try body(db))) } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+            if let refusal { continuation.resume(returning: .failure(refusal)) }
+        }
+        return try outcome.get()
+    }
+
+    /// `body` on the ledger thread, not awaited, when called on an event loop (housekeeping nobody waits
+    /// for; dropped while the disk is stalled), inline otherwise.
+    func offLoopDetached(_ body: @escaping @Sendable (SQLiteConnection) -> Void) {
+        let db = db
+        guard EventLoop.current != nil else { return body(db) }
+        _ = thread.submit { body(db) }
     }
 
     /// Runs `body` through the group commit (see `GroupCommit`), timed like `run`.
@@ -88,7 +114,7 @@ public final class SQLiteLedger: Ledger {
 
     /// The error for a failed call; one the store itself caused makes it not ready for a while, whatever
     /// the probe says (`HealthVerdictCache`): on a full disk the probe's upsert still fits.
-    private func failed(_ error: SQLiteError) -> StorageError {
+    func failed(_ error: SQLiteError) -> StorageError {
         let storageError = StorageError(error)
         if storageError.storeFault { lastProbe.realWriteFailed(storageError) }
         return storageError
@@ -125,20 +151,20 @@ public final class SQLiteLedger: Ledger {
          .optional(event.reason), .optional(event.transactionID), .optional(event.tokenPrefix), .optional(event.intentID)]
     }
 
-    public func auditEvent(id: Int64) throws(StorageError) -> AuditEvent? {
-        try run { () throws(SQLiteError) in try db.query("SELECT * FROM audit_events WHERE id = ?", [.integer(id)]) }.records(AuditEvent.init(row:)).first
+    public func auditEvent(id: Int64) async throws(StorageError) -> AuditEvent? {
+        try await run { (db) throws(SQLiteError) in try db.query("SELECT * FROM audit_events WHERE id = ?", [.integer(id)]) }.records(AuditEvent.init(row:)).first
     }
 
-    /// Every event, newest first (synchronously, for tools and tests holding a `SQLiteLedger`).
-    public func auditEvents(limit: Int, before: Int64?) throws(StorageError) -> [AuditEvent] {
-        try auditEvents(limit: limit, before: before, filter: AuditFilter())
+    /// Every event, newest first.
+    public func auditEvents(limit: Int, before: Int64?) async throws(StorageError) -> [AuditEvent] {
+        try await auditEvents(limit: limit, before: before, filter: AuditFilter())
     }
 
-    public func auditEvents(limit: Int, before: Int64?, filter: AuditFilter) throws(StorageError) -> [AuditEvent] {
-        func text(_ s: String?) -> SQLiteValue { s.map { .text($0) } ?? .null }
-        func ms(_ d: Date?) -> SQLiteValue { d.map { .integer(Self.ms($0)) } ?? .null }
+    public func auditEvents(limit: Int, before: Int64?, filter: AuditFilter) async throws(StorageError) -> [AuditEvent] {
+        @Sendable func text(_ s: String?) -> SQLiteValue { s.map { .text($0) } ?? .null }
+        @Sendable func ms(_ d: Date?) -> SQLiteValue { d.map { .integer(Self.ms($0)) } ?? .null }
         // One statement for every filter (a nil parameter matches all), so it is prepared once.
-        let rows = try run { () throws(SQLiteError) in
+        let rows = try await run { (db) throws(SQLiteError) in
             try db.query("""
                 SELECT * FROM audit_events WHERE id < ?1 AND (?3 IS NULL OR action = ?3) AND (?4 IS NULL OR client = ?4)
                   AND (?5 IS NULL OR result = ?5) AND (?6 IS NULL OR at_ms >= ?6) AND (?7 IS NULL OR at_ms < ?7)
@@ -178,7 +204,7 @@ public final class SQLiteLedger: Ledger {
                 if result != .unknown { try tx.query("DELETE FROM write_intents WHERE intent_id = ?", [.text(id)]) }
         }
         // This may have settled the last unknown intent.
-        if result != .unknown { unknownIntents.lowerIfNone(in: db) }
+        if result != .unknown, unknownIntents.mayExist { offLoopDetached { db in unknownIntents.lowerIfNone(in: db) } }
     }
 
     public func unknownWriteIntents(tokenPrefix: String, limit: Int) async throws(StorageError) -> [WriteIntent] {
@@ -194,8 +220,9 @@ public final class SQLiteLedger: Ledger {
         return try rows.records(WriteIntent.init(row:))
     }
 
-    public func markInterruptedWriteIntents(reason: String) throws(StorageError) -> Int {
-        let marked = try run { () throws(SQLiteError) -> Int in
+    public func markInterruptedWriteIntents(reason: String) async throws(StorageError) -> Int {
+        let unknownIntents = unknownIntents
+        let marked = try await run { (db) throws(SQLiteError) -> Int in
             try db.transaction { tx throws(SQLiteError) -> Int in
                 unknownIntents.raise()
                 try tx.query("""
@@ -207,7 +234,7 @@ public final class SQLiteLedger: Ledger {
         }
         // Raised above whatever it found (a raise is never lost to a check beside it); lowered again when
         // the file holds no unknown intent, or every request would ask for them until the next write settles one.
-        unknownIntents.lowerIfNone(in: db)
+        offLoopDetached { db in unknownIntents.lowerIfNone(in: db) }
         return marked
     }
 
@@ -215,10 +242,10 @@ public final class SQLiteLedger: Ledger {
 
     static let idempotencyWindow: TimeInterval = 24 * 3600
 
-    public func beginIdempotent(client: String, key: String, requestHash: String, owner: String, now: Date) throws(StorageError) -> IdempotencyBegin {
+    public func beginIdempotent(client: String, key: String, requestHash: String, owner: String, now: Date) async throws(StorageError) -> IdempotencyBegin {
         let nowMS = Int64((now.timeIntervalSince1970 * 1000).rounded())
         let cutoff = nowMS - Int64(Self.idempotencyWindow * 1000)
-        return try run { () throws(SQLiteError) -> IdempotencyBegin in
+        return try await run { (db) throws(SQLiteError) -> IdempotencyBegin in
             try db.transaction { tx throws(SQLiteError) -> IdempotencyBegin in
                 try tx.query("DELETE FROM idempotency_keys WHERE created_ms < ?", [.integer(cutoff)])
                 if let row = try tx.query("SELECT * FROM idempotency_keys WHERE client = ? AND key = ?", [.text(client), .text(key)]).first {
@@ -235,21 +262,21 @@ public final class SQLiteLedger: Ledger {
         }
     }
 
-    public func recordIntent(client: String, key: String, intent: String) throws(StorageError) {
-        try run { () throws(SQLiteError) in
+    public func recordIntent(client: String, key: String, intent: String) async throws(StorageError) {
+        try await run { (db) throws(SQLiteError) in
             try db.query("UPDATE idempotency_keys SET intent = ? WHERE client = ? AND key = ?", [.text(intent), .text(client), .text(key)])
         }
     }
 
-    public func completeIdempotent(client: String, key: String, status: Int, body: Data) throws(StorageError) {
-        try run { () throws(SQLiteError) in
+    public func completeIdempotent(client: String, key: String, status: Int, body: Data) async throws(StorageError) {
+        try await run { (db) throws(SQLiteError) in
             try db.query("UPDATE idempotency_keys SET status = ?, body = ? WHERE client = ? AND key = ?",
                          [.int(status), .blob(body), .text(client), .text(key)])
         }
     }
 
-    public func abandonIdempotent(client: String, key: String) throws(StorageError) {
-        try run { () throws(SQLiteError) in
+    public func abandonIdempotent(client: String, key: String) async throws(StorageError) {
+        try await run { (db) throws(SQLiteError) in
             try db.transaction { tx throws(SQLiteError) in
                 try tx.query("DELETE FROM idempotency_keys WHERE client = ? AND key = ? AND status IS NULL AND intent IS NULL", [.text(client), .text(key)])
                 try tx.query("UPDATE idempotency_keys SET owner = NULL WHERE client = ? AND key = ? AND status IS NULL", [.text(client), .text(key)])
@@ -259,8 +286,8 @@ public final class SQLiteLedger: Ledger {
 
     // MARK: Pending bans
 
-    public func setPendingAction(_ action: PendingDeviceAction) throws(StorageError) {
-        try run { () throws(SQLiteError) in
+    public func setPendingAction(_ action: PendingDeviceAction) async throws(StorageError) {
+        try await run { (db) throws(SQLiteError) in
             try db.query("""
                 INSERT INTO pending_actions (install_id, kind, reason, client, created_ms) VALUES (?, ?, ?, ?, ?)
                 ON CONFLICT(install_id) DO UPDATE SET kind = excluded.kind, reason = excluded.reason, client = excluded.client, created_ms = excluded.created_ms,
@@ -270,22 +297,22 @@ public final class SQLiteLedger: Ledger {
         }
     }
 
-    public func pendingActions() throws(StorageError) -> [PendingDeviceAction] {
-        try run { () throws(SQLiteError) in try db.query("SELECT * FROM pending_actions ORDER BY created_ms DESC") }.records(PendingDeviceAction.init(row:))
+    public func pendingActions() async throws(StorageError) -> [PendingDeviceAction] {
+        try await run { (db) throws(SQLiteError) in try db.query("SELECT * FROM pending_actions ORDER BY created_ms DESC") }.records(PendingDeviceAction.init(row:))
     }
 
-    public func pendingAction(installID: String) throws(StorageError) -> PendingDeviceAction? {
-        try run { () throws(SQLiteError) in try db.query("SELECT * FROM pending_actions WHERE install_id = ?", [.text(installID)]) }
+    public func pendingAction(installID: String) async throws(StorageError) -> PendingDeviceAction? {
+        try await run { (db) throws(SQLiteError) in try db.query("SELECT * FROM pending_actions WHERE install_id = ?", [.text(installID)]) }
             .records(PendingDeviceAction.init(row:)).first
     }
 
-    public func removePendingAction(installID: String) throws(StorageError) {
-        try run { () throws(SQLiteError) in try db.query("DELETE FROM pending_actions WHERE install_id = ?", [.text(installID)]) }
+    public func removePendingAction(installID: String) async throws(StorageError) {
+        try await run { (db) throws(SQLiteError) in try db.query("DELETE FROM pending_actions WHERE install_id = ?", [.text(installID)]) }
     }
 
     public func withdrawPendingAction(installID: String,
-                                      audit: @escaping @Sendable (PendingDeviceAction) -> AuditEvent) throws(StorageError) -> PendingDeviceAction? {
-        try run { () throws(SQLiteError) -> PendingDeviceAction? in
+                                      audit: @escaping @Sendable (PendingDeviceAction) -> AuditEvent) async throws(StorageError) -> PendingDeviceAction? {
+        try await run { (db) throws(SQLiteError) -> PendingDeviceAction? in
             try db.transaction { tx throws(SQLiteError) -> PendingDeviceAction? in
                 let rows = try tx.query("SELECT * FROM pending_actions WHERE install_id = ?", [.text(installID)])
                 let found: PendingDeviceAction?
@@ -303,21 +330,24 @@ public final class SQLiteLedger: Ledger {
 
     /// One process uses a SQLite file: an order taken under another instance id was taken by a process that
     /// has stopped, and is taken over; one taken by this instance is being applied by a twin request.
-    public func claimPendingAction(installID: String) throws(StorageError) -> PendingDeviceAction? {
-        try run { () throws(SQLiteError) in
+    public func claimPendingAction(installID: String) async throws(StorageError) -> PendingDeviceAction? {
+        let instance = instance
+        return try await run { (db) throws(SQLiteError) in
             try db.query("UPDATE pending_actions SET claimed_by = ? WHERE install_id = ? AND (claimed_by IS NULL OR claimed_by <> ?) RETURNING *",
                          [.text(instance), .text(installID), .text(instance)])
         }.records(PendingDeviceAction.init(row:)).first
     }
 
-    public func completePendingAction(installID: String) throws(StorageError) {
-        try run { () throws(SQLiteError) in
+    public func completePendingAction(installID: String) async throws(StorageError) {
+        let instance = instance
+        try await run { (db) throws(SQLiteError) in
             try db.query("DELETE FROM pending_actions WHERE install_id = ? AND claimed_by = ?", [.text(installID), .text(instance)])
         }
     }
 
-    public func releasePendingAction(installID: String) throws(StorageError) {
-        try run { () throws(SQLiteError) in
+    public func releasePendingAction(installID: String) async throws(StorageError) {
+        let instance = instance
+        try await run { (db) throws(SQLiteError) in
             try db.query("UPDATE pending_actions SET claimed_by = NULL WHERE install_id = ? AND claimed_by = ?", [.text(installID), .text(instance)])
         }
     }
@@ -328,8 +358,8 @@ public final class SQLiteLedger: Ledger {
         try await insertOnce(table: "device_token_uses", column: "digest", value: digest, until: until, now: now)
     }
 
-    public func forgetDeviceToken(digest: String) throws(StorageError) {
-        try run { () throws(SQLiteError) in try db.query("DELETE FROM device_token_uses WHERE digest = ?", [.text(digest)]) }
+    public func forgetDeviceToken(digest: String) async throws(StorageError) {
+        try await run { (db) throws(SQLiteError) in try db.query("DELETE FROM device_token_uses WHERE digest = ?", [.text(digest)]) }
     }
 
     public func consumeTokenID(_ jti: String, until: Date, now: Date) async throws(StorageError) -> Bool {
@@ -350,16 +380,16 @@ public final class SQLiteLedger: Ledger {
                 """, [.text(value), .integer(untilMS), .integer(nowMS)])
             return tx.changes
         }
-        sweeper.sweepIfDue(table: table, nowMS: nowMS) { () throws(SQLiteError) in
-            try db.query("DELETE FROM \(table) WHERE expires_ms <= ?", [.integer(nowMS)])
+        sweeper.sweepIfDue(table: table, nowMS: nowMS) {
+            offLoopDetached { db in _ = try? db.query("DELETE FROM \(table) WHERE expires_ms <= ?", [.integer(nowMS)]) }
         }
         return changed == 1
     }
 
     // MARK: Debug secrets
 
-    public func addDebugSecret(name: String, digest: String, now: Date) throws(StorageError) -> Bool {
-        try run { () throws(SQLiteError) -> Bool in
+    public func addDebugSecret(name: String, digest: String, now: Date) async throws(StorageError) -> Bool {
+        try await run { (db) throws(SQLiteError) -> Bool in
             try db.transaction { tx throws(SQLiteError) -> Bool in
                 try tx.query("INSERT OR IGNORE INTO debug_secrets (name, digest, created_ms) VALUES (?, ?, ?)",
                              [.text(name), .text(digest), .integer(Int64((now.timeIntervalSince1970 * 1000).rounded()))])
@@ -368,14 +398,14 @@ public final class SQLiteLedger: Ledger {
         }
     }
 
-    public func debugSecretNames() throws(StorageError) -> [(name: String, createdAt: Date)] {
-        try run { () throws(SQLiteError) in try db.query("SELECT name, created_ms FROM debug_secrets ORDER BY name") }.map {
+    public func debugSecretNames() async throws(StorageError) -> [(name: String, createdAt: Date)] {
+        try await run { (db) throws(SQLiteError) in try db.query("SELECT name, created_ms FROM debug_secrets ORDER BY name") }.map {
             ($0.string("name") ?? "", Date(timeIntervalSince1970: Double($0.int("created_ms") ?? 0) / 1000))
         }
     }
 
-    public func deleteDebugSecret(name: String) throws(StorageError) -> Bool {
-        try run { () throws(SQLiteError) -> Bool in
+    public func deleteDebugSecret(name: String) async throws(StorageError) -> Bool {
+        try await run { (db) throws(SQLiteError) -> Bool in
             try db.transaction { tx throws(SQLiteError) -> Bool in
                 try tx.query("DELETE FROM debug_secrets WHERE name = ?", [.text(name)])
                 return tx.changes == 1
@@ -383,14 +413,14 @@ public final class SQLiteLedger: Ledger {
         }
     }
 
-    public func debugSecretName(digest: String) throws(StorageError) -> String? {
-        try run { () throws(SQLiteError) in try db.query("SELECT name FROM debug_secrets WHERE digest = ?", [.text(digest)]) }.first?.string("name")
+    public func debugSecretName(digest: String) async throws(StorageError) -> String? {
+        try await run { (db) throws(SQLiteError) in try db.query("SELECT name FROM debug_secrets WHERE digest = ?", [.text(digest)]) }.first?.string("name")
     }
 
     // MARK: Signing keys
 
-    public func recordKeyActivation(kid: String, at: Date) throws(StorageError) {
-        try run { () throws(SQLiteError) in
+    public func recordKeyActivation(kid: String, at: Date) async throws(StorageError) {
+        try await run { (db) throws(SQLiteError) in
             try db.query("""
                 INSERT INTO key_activations (kid, activated_ms) VALUES (?, ?)
                 ON CONFLICT(kid) DO UPDATE SET activated_ms = max(activated_ms, excluded.activated_ms)
@@ -398,8 +428,8 @@ public final class SQLiteLedger: Ledger {
         }
     }
 
-    public func keyActivations() throws(StorageError) -> [String: Date] {
-        let rows = try run { () throws(SQLiteError) in try db.query("SELECT kid, activated_ms FROM key_activations") }
+    public func keyActivations() async throws(StorageError) -> [String: Date] {
+        let rows = try await run { (db) throws(SQLiteError) in try db.query("SELECT kid, activated_ms FROM key_activations") }
         var result: [String: Date] = [:]
         for row in rows { result[row.string("kid") ?? ""] = Date(timeIntervalSince1970: Double(row.int("activated_ms") ?? 0) / 1000) }
         return result

@@ -5,8 +5,8 @@ import Dispatch
 /// Checkpoints the ledger's write-ahead log on a thread of its own, through a connection of its own.
 ///
 /// SQLite's automatic checkpoint runs inside the commit that crosses 1000 WAL pages, on the caller's
-/// thread, and fsyncs the database file: that commit takes milliseconds instead of microseconds. With
-/// the event loop calling the ledger inline, that stall would hold every connection of the loop. Here
+/// thread, and fsyncs the database file: that commit takes milliseconds instead of microseconds. On the
+/// ledger thread (`LedgerThread`), that stall would hold every ledger call queued behind it. Here
 /// the commit only signals (when the log has `pages` or more), and this thread also checkpoints every
 /// `interval`. PASSIVE checkpoints never wait for or block the writer.
 final class WALCheckpointer: Sendable {

@@ -76,7 +76,7 @@ struct PolicyHarness: Sendable {
     func month(_ offset: Int) -> YearMonth { month.adding(months: offset) }
 
     /// The audit trail, newest first.
-    func audit() throws -> [AuditEvent] { try ledger.auditEvents(limit: 1_000, before: nil) }
+    func audit() async throws -> [AuditEvent] { try await ledger.auditEvents(limit: 1_000, before: nil) }
 }
 
 /// Runs `body` against a fresh harness; afterwards checks that every update the sandbox saw carried both
