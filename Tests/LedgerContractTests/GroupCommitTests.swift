@@ -161,4 +161,36 @@ struct GroupCommitTests {
         }
         #expect(left == 0)
     }
+
+    /// Issue 34, the stalled disk: once the ledger thread has been held past its stall limit, a new write is
+    /// refused at once (a store fault: 503 `storage_unavailable`), even on a loop whose previous batch is the
+    /// one stuck on the thread; queued behind that batch it waited for the stall (in CI: until its deadline).
+    @Test func aWriteOnALoopWhoseBatchIsStuckOnAStalledDiskIsRefusedAtOnce() async throws {
+        let store = try SQLiteStore()
+        defer { store.destroy() }
+        let loop = EventLoop(name: "group-commit-stall")
+        defer { loop.stop() }
+        let ledger = try SQLiteLedger(path: store.path, stallLimit: .milliseconds(200))
+        // The disk stalls: a job holds the ledger thread until released (at the latest after 5 s, so that the
+        // old code's waiting write ends and the test fails rather than hangs).
+        let release = DispatchSemaphore(value: 0)
+        #expect(ledger.thread.submit { _ = release.wait(timeout: .now() + 5) } == nil)
+        let now = Date()
+        // This loop's batch goes to the held thread and stays in flight.
+        let stuck = Task(executorPreference: loop) {
+            try await ledger.rememberDeviceToken(digest: "stuck", until: now.addingTimeInterval(60), now: now)
+        }
+        try await Task.sleep(for: .milliseconds(400))
+        #expect(ledger.thread.stalled != nil)
+        let refused = await Task(executorPreference: loop) { () -> StorageError? in
+            do throws(StorageError) {
+                _ = try await ledger.rememberDeviceToken(digest: "after-the-stall", until: now.addingTimeInterval(60), now: now)
+                return nil
+            } catch { return error }
+        }.value
+        release.signal()
+        #expect(refused?.storeFault == true, "\(String(describing: refused))")
+        // The stuck write runs once the disk is back.
+        #expect(try await stuck.value == true)
+    }
 }

@@ -52,6 +52,9 @@ final class GroupCommit: Sendable {
     /// Runs `body` in a transaction, shared with the other writes queued on the calling loop.
     func write<T: Sendable>(_ body: @escaping (SQLiteTransaction) throws(SQLiteError) -> T) async throws(SQLiteError) -> T {
         guard let loop = EventLoop.current else { return try db.transaction(body) }
+        // Refused at once while the disk is stalled: queued behind this loop's batch in flight (stuck on the
+        // stalled disk) the write would wait for the stall, not reach `LedgerThread.submit`'s refusal.
+        if let stalled = thread.stalled { throw stalled }
         let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, SQLiteError>, Never>) in
             let pending = loop.local(for: key) {
                 loops.withLock { $0.append(WeakLoop(loop: loop)) }
