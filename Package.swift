@@ -123,7 +123,11 @@ let package = Package(
         ], path: "Tests/TestSupport"),
         .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),
         .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess"]),
-        .testTarget(name: "HTTPTests", dependencies: ["HTTPServer", "OutboundHTTP", "EventLoops", "Locking"]),
+        .testTarget(name: "EventLoopsTests", dependencies: ["EventLoops", "Locking"]),
+        // The server over real loopback sockets (curl and a raw socket as its clients), and its connection state machine alone.
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "OutboundHTTP", "EventLoops", "Locking"]),
+        // The curl client against a real HTTPServer on loopback (a client needs a server).
+        .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTPServer", "EventLoops"]),
         .testTarget(name: "DeviceCheckModelTests", dependencies: ["DeviceCheckModel"]),
         // The Apple client against the sandbox, the sandbox's strictness, and the parsers against Python's.
         .testTarget(name: "AppleDeviceCheckClientTests", dependencies: [

@@ -255,12 +255,8 @@ def test_the_client_library_imports_no_module_of_the_server():
 # Product targets whose tests live in a test target named otherwise, and why that home is right. A new product
 # target gets `<Name>Tests` or a line here.
 TESTED_ELSEWHERE = {
-    # The runtime and both HTTP sides are tested together over real loopback sockets (a server needs a loop, a
-    # client needs a server): HTTPTests holds the event loop's, the server's and the curl client's suites.
-    "EventLoops": "HTTPTests",
-    "HTTPServer": "HTTPTests",
-    "OutboundHTTP": "HTTPTests",
-    # One contract, the same cases over both ledgers (and the seam's row mapping), in one target.
+    # One contract, the same cases over both ledgers (and the seam's row mapping), in one target: a case
+    # written once runs against each ledger, so it cannot drift between them.
     "Ledger": "LedgerContractTests",
     "SQLiteLedger": "LedgerContractTests",
     "PostgresLedger": "LedgerContractTests",
@@ -293,6 +289,8 @@ def test_each_product_target_has_a_test_target():
     assert not missing, "\n".join(missing)
     stale = sorted(set(TESTED_ELSEWHERE) - products)
     assert not stale, f"TESTED_ELSEWHERE names targets that are no product targets: {stale}"
+    redundant = sorted(name for name in TESTED_ELSEWHERE if f"{name}Tests" in tests)
+    assert not redundant, f"TESTED_ELSEWHERE names targets that have a test target of their own: {redundant}"
 
 
 def test_suites_share_their_harness_through_test_support():
