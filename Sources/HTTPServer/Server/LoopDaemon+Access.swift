@@ -16,66 +16,67 @@ extension LoopDaemon {
         guard let raw = conCls.pointee else { return .NO }
         let exchange = Unmanaged<ConnectionExchange<Context>>.fromOpaque(raw).takeUnretainedValue()
 
-        if exchange.head == nil && exchange.refusal == nil && !exchange.answered {
+        if case .awaitingHead = exchange.machine.state {
             // First call: only the request line and headers are known.
             switch core.checkHead(connection: connection, url: url, method: method, version: version, exchange: exchange) {
             case .refuse(let request, let context, let response):
-                exchange.answered = true
-                exchange.tracked?.received()
-                core.onAnswered?(request, context, response, ContinuousClock.now - exchange.started)
-                return queue(response, on: connection)
+                return act(exchange.machine.headRefused(response), exchange, method: method, request, context)
             case .refuseWithoutBody(let response):
-                exchange.refusal = response
-                return .YES
+                return act(exchange.machine.headRefusedWithoutBody(response), exchange, method: method)
             case .accept:
-                return .YES
+                return act(exchange.machine.headAccepted(), exchange, method: method)
             }
         }
 
         if uploadSize.pointee > 0 {
-            let size = uploadSize.pointee
-            if !exchange.answered && !exchange.bodyTooLarge && exchange.refusal == nil {
-                if exchange.body.count + size > core.configuration.maxBodyBytes {
-                    exchange.bodyTooLarge = true
-                    exchange.body = Data()
-                } else if let uploadData {
-                    exchange.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: size)
-                }
-            }
+            let bytes = UnsafeRawBufferPointer(start: uploadData, count: uploadData == nil ? 0 : uploadSize.pointee)
+            // Consumed whatever the machine keeps of it: libmicrohttpd reads on only once the chunk is taken.
+            _ = exchange.machine.bodyChunk(bytes, limit: core.configuration.maxBodyBytes)
             uploadSize.pointee = 0
             return .YES
         }
-        if exchange.answered { return .YES }
+        return act(exchange.machine.requestComplete(), exchange, method: method)
+    }
 
-        if exchange.dispatched {
-            // Called again after resume: queue what the Swift side produced.
-            guard let response = exchange.response else { return .YES }
-            exchange.answered = true
-            if response.dropConnection { return .NO }
-            return queue(response, on: connection)
-        }
-
-        // Final call: the whole request has arrived.
-        exchange.tracked?.received()
-        var request = exchange.head ?? ServerRequest(method: method.map { String(cString: $0) } ?? "GET", path: exchange.target)
-        var context = exchange.context ?? core.makeContext(request)
-        if let refusal = exchange.refusal {
-            exchange.answered = true
-            core.onAnswered?(request, context, refusal, ContinuousClock.now - exchange.started)
-            return queue(refusal, on: connection)
-        }
-        exchange.dispatched = true
-        request.body = exchange.body
-        exchange.body = Data()
-        if exchange.bodyTooLarge {
-            exchange.answered = true
+    /// Does what the connection's state machine decided, with the request and context as far as they are
+    /// known (the head's, or one made from the request line when the edge checks did not get that far).
+    private func act(_ action: ConnectionStateMachine.Action, _ exchange: ConnectionExchange<Context>, method: UnsafePointer<CChar>?,
+                     _ refusedRequest: ServerRequest? = nil, _ refusedContext: Context? = nil) -> MHD_Result {
+        switch action {
+        case .nothing, .discardBody, .resume, .resumeAndCancelHandler:
+            return .YES
+        case .queueAnswer(let response):
+            return queue(response, on: exchange.connection)
+        case .closeConnection:
+            return .NO
+        case .answerRefusal(let response):
+            exchange.tracked?.received()
+            let request = refusedRequest ?? requestSoFar(exchange, method: method)
+            let context = refusedContext ?? exchange.context ?? core.makeContext(request)
+            core.onAnswered?(request, context, response, ContinuousClock.now - exchange.started)
+            return queue(response, on: exchange.connection)
+        case .answerOversized:
+            exchange.tracked?.received()
+            let request = requestSoFar(exchange, method: method)
+            var context = exchange.context ?? core.makeContext(request)
             let response = core.oversizedBody(request, &context)
             core.onAnswered?(request, context, response, ContinuousClock.now - exchange.started)
-            return queue(response, on: connection)
+            return queue(response, on: exchange.connection)
+        case .suspendAndDispatch(let body):
+            // Final call: the whole request has arrived.
+            exchange.tracked?.received()
+            var request = requestSoFar(exchange, method: method)
+            let context = exchange.context ?? core.makeContext(request)
+            request.body = body
+            MHD_suspend_connection(exchange.connection)
+            dispatch(request, context, exchange: exchange)
+            return .YES
         }
-        MHD_suspend_connection(connection)
-        dispatch(request, context, exchange: exchange)
-        return .YES
+    }
+
+    /// The request without its body: the head once the edge checks passed it, else the request line alone.
+    private func requestSoFar(_ exchange: ConnectionExchange<Context>, method: UnsafePointer<CChar>?) -> ServerRequest {
+        exchange.head ?? ServerRequest(method: method.map { String(cString: $0) } ?? "GET", path: exchange.target)
     }
 }
 

@@ -48,7 +48,9 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
     }
 
     override func closeExchange(_ raw: UnsafeMutableRawPointer) {
-        Unmanaged<ConnectionExchange<Context>>.fromOpaque(raw).release()
+        let exchange = Unmanaged<ConnectionExchange<Context>>.fromOpaque(raw)
+        _ = exchange.takeUnretainedValue().machine.completed()
+        exchange.release()
     }
 
     /// Binds and starts watching; returns the bound port, nil when the address cannot be bound.
@@ -142,7 +144,7 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
 
     private func handlerFinished(_ key: ObjectIdentifier, _ response: ServerResponse) {
         guard let entry = settle(key) else { return } // the deadline or a hang-up answered first
-        core.answer(entry.request, entry.context, with: response, exchange: entry.exchange)
+        core.answer(entry.request, entry.context, with: response, exchange: entry.exchange, from: .handler)
     }
 
     private func expire(_ key: ObjectIdentifier) {
@@ -150,8 +152,9 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
         // Answer first: a cancelled handler returns at once, and its answer must not win.
         var context = entry.context
         let response = core.deadlineExpired(entry.request, &context)
-        core.answer(entry.request, context, with: response, exchange: entry.exchange)
-        entry.task.cancel()
+        if case .resumeAndCancelHandler = core.answer(entry.request, context, with: response, exchange: entry.exchange, from: .replacingHandler) {
+            entry.task.cancel()
+        }
     }
 
     /// The client closed its side (or the connection broke) while its request was being handled: nobody
@@ -164,9 +167,11 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
         guard pending[key]?.socket == socket, EventLoop.peerHungUp(socket), let entry = settle(key) else { return }
         var context = entry.context
         var response = core.clientHungUp(entry.request, &context)
+        // What `onAnswered` sees; the state machine drops the connection for a hang-up in any case.
         response.dropConnection = true
-        core.answer(entry.request, context, with: response, exchange: entry.exchange)
-        entry.task.cancel()
+        if case .resumeAndCancelHandler = core.answer(entry.request, context, with: response, exchange: entry.exchange, from: .hangUp) {
+            entry.task.cancel()
+        }
     }
 
     /// Answers every request still running with `response(request, &context)` and cancels its handler.
@@ -175,8 +180,9 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
             guard let entry = settle(key) else { continue }
             var context = entry.context
             let answer = response(entry.request, &context)
-            core.answer(entry.request, context, with: answer, exchange: entry.exchange)
-            entry.task.cancel()
+            if case .resumeAndCancelHandler = core.answer(entry.request, context, with: answer, exchange: entry.exchange, from: .replacingHandler) {
+                entry.task.cancel()
+            }
         }
     }
 

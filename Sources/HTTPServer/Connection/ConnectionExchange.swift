@@ -3,7 +3,7 @@ import FoundationEssentials
 
 /// One request and its answer on a connection: what libmicrohttpd keeps for us in `con_cls` from the
 /// request line to the completion notice, between calls of the access handler (the target, the head,
-/// the body so far, how far the exchange has got, and the answer that resumes the suspended connection).
+/// and its state machine, which holds the body so far and the answer that resumes the suspended connection).
 /// Touched only on the thread of the loop whose daemon owns the connection.
 // Unchecked: libmicrohttpd calls back for a connection only on its daemon's loop thread, the only one touching this.
 final class ConnectionExchange<Context: Sendable>: @unchecked Sendable {
@@ -18,18 +18,11 @@ final class ConnectionExchange<Context: Sendable>: @unchecked Sendable {
     /// The owner's context, made with the head and filled in by its head check; the handler and every
     /// answer of this request see it.
     var context: Context?
-    /// The answer for a refused request without a body, given at the final call so the connection stays open.
-    var refusal: ServerResponse?
-    var body = Data()
-    var bodyTooLarge = false
-    var dispatched = false
-    var answered = false
+    /// Where the request stands (see `ConnectionStateMachine`); its body is kept there while it arrives.
+    var machine = ConnectionStateMachine()
 
     let connection: OpaquePointer
     let started = ContinuousClock.now
-    /// The answer, set exactly once by whichever finishes first: the handler, its deadline, the client's
-    /// hang-up (an answer that drops the connection), or shutdown.
-    private(set) var response: ServerResponse?
 
     init(connection: OpaquePointer, target: String, tracked: ConnectionTracker.Connection?, daemon: LoopDaemon<Context>) {
         self.connection = connection
@@ -38,14 +31,21 @@ final class ConnectionExchange<Context: Sendable>: @unchecked Sendable {
         self.daemon = daemon
     }
 
-    /// Stores the response and resumes the suspended connection; false when an answer was already given.
+    /// Gives the dispatched request its answer and resumes the suspended connection; only the first
+    /// answer (the handler's, its deadline's, the client's hang-up or shutdown) counts. Returns what the
+    /// state machine decided: `.nothing` when an answer was already given, and whether the handler is
+    /// to be cancelled.
     @discardableResult
-    func finish(_ response: ServerResponse) -> Bool {
+    func finish(_ response: ServerResponse, from source: ConnectionStateMachine.AnswerSource) -> ConnectionStateMachine.Action {
         assert(daemon.loop.inLoop)
-        guard self.response == nil else { return false }
-        self.response = response
-        MHD_resume_connection(connection)
-        daemon.scheduleRun()
-        return true
+        let action = machine.answer(response, from: source)
+        switch action {
+        case .resume, .resumeAndCancelHandler:
+            MHD_resume_connection(connection)
+            daemon.scheduleRun()
+        default:
+            break
+        }
+        return action
     }
 }
