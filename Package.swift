@@ -134,7 +134,12 @@ let package = Package(
             "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess", "SeededRandom", "TestSupport",
         ]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheckModel", "AppleDeviceCheckClient", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom", "TestSupport"]),
-        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats", "SeededRandom", "Sandbox"]),
+        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats", "SeededRandom"]),
+        // The sandbox as strict as Apple (raw HTTP, no Apple client), its control API, and its simulated App Attest devices
+        // checked by the product's verifiers.
+        .testTarget(name: "SandboxTests", dependencies: [
+            "Sandbox", "AppAttest", "DeviceCheckModel", "OutboundHTTP", "TwoBitsCrypto", "WireFormats", "TestSupport",
+        ]),
         // The ledger's contract, the same cases over SQLite and PostgreSQL, and PostgreSQL's cross-replica guarantees.
         .testTarget(name: "LedgerContractTests", dependencies: ["Ledger", "SQLiteLedger", "PostgresLedger", "Locking", "EventLoops"]),
         .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto", "WireFormats"]),

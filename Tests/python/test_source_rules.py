@@ -260,8 +260,6 @@ TESTED_ELSEWHERE = {
     "Ledger": "LedgerContractTests",
     "SQLiteLedger": "LedgerContractTests",
     "PostgresLedger": "LedgerContractTests",
-    # The sandbox is Apple's emulator: its strictness and control API are tested as the Apple client sees them.
-    "Sandbox": "AppleDeviceCheckClientTests",
     # Use cases and the service are tested through the real service (UseCaseMappingTests, UnsavedAnswersTests, …).
     "UseCases": "ServiceTests",
     "TwoBitsService": "ServiceTests",
