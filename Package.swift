@@ -129,7 +129,7 @@ let package = Package(
         // The curl client against a real HTTPServer on loopback (a client needs a server).
         .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTPServer", "EventLoops"]),
         .testTarget(name: "DeviceCheckModelTests", dependencies: ["DeviceCheckModel"]),
-        // The Apple client against the sandbox, the sandbox's strictness, and the parsers against Python's.
+        // The Apple client against the sandbox, and the parsers against Python's.
         .testTarget(name: "AppleDeviceCheckClientTests", dependencies: [
             "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess", "SeededRandom", "TestSupport",
         ]),
