@@ -102,6 +102,8 @@ public final class TwoBitsService: Sendable {
         if let settings = configuration.appAttest, let keys = tokenExchange?.keys {
             appAttest = AppAttestExchange(settings: settings, tokens: configuration.tokens, policy: policy, ledger: ledger, keys: keys, events: events)
         }
+        // Exported at zero from the start, so that dashboards and the alert see the family (and the first count) at once.
+        for outcome in ReceiptRefreshReport.Outcome.allCases { metrics.increment(.appAttestReceiptRefreshes, outcome.rawValue, by: 0) }
         // Each replica refreshes; the ledger's leases keep two from renewing one key.
         if let settings = configuration.appAttest, appAttest != nil, settings.receipts.enabled, let receiptRenewer {
             receiptRefresher = ReceiptRefreshRunner(settings: settings.receipts, store: ledger, renewer: receiptRenewer,

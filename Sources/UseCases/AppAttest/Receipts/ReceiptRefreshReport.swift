@@ -1,6 +1,6 @@
 /// What one renewal came to, for the service's metrics and log (`twobits_app_attest_receipt_refreshes_total`).
 public struct ReceiptRefreshReport: Sendable, Equatable {
-    public enum Outcome: String, Sendable {
+    public enum Outcome: String, Sendable, CaseIterable {
         case renewed, notYet = "not_yet", noData = "no_data", throttled, unavailable
         case incorrectEnvironment = "incorrect_environment", refused, deferred, storageFailed = "storage_failed"
     }
