@@ -13,10 +13,12 @@ import WireFormats
 /// stores it) reaches the `risk` claim of its tokens; over `app_attest.risk.max_metric`, `refuse` answers
 /// 403 `risk_metric_exceeded` and `flag` issues the token with the claim; the admin API shows the metric.
 @Suite(.serialized) struct AppAttestRiskTests {
-    static func configuration(_ risk: String?) -> ServiceHarness.Configuration {
+    static func configuration(_ risk: String?, renewer: (any ReceiptRenewing)? = nil) -> ServiceHarness.Configuration {
         let riskField = risk.map { #","risk":\#($0)"# } ?? ""
         return ServiceHarness.Configuration(extra: ["app_attest": #"{"apps":["TEAMID1234.com.example.http"],"environment":"production","#
-            + #""root_ca_file":"appattest-root.pem","receipts":{"enabled":true,"max_refreshes_per_second":5}\#(riskField)}"#])
+            + #""root_ca_file":"appattest-root.pem","receipts":{"enabled":true,"max_refreshes_per_second":5}\#(riskField)}"#],
+            // The refresher looks again for due keys after 0.2 s instead of 10 s, so a test need not wait.
+            adjust: { $0.appAttest?.receipts.idleDelay = 0.2 }, receiptRenewer: renewer)
     }
 
     struct Device {
@@ -103,6 +105,31 @@ import WireFormats
             let flagged = try await device.assert(h)
             #expect(flagged.status == 200, "\(flagged.text)")
             #expect(try claims(flagged)["risk"]?.intValue == 12)
+        }
+    }
+
+    /// The composition root starts the refresher: with a renewer that answers a metric of 8 for the key, the
+    /// service's own refresher stores it, and the next assertion is refused.
+    @Test func theServicesRefresherStoresTheMetricItsRenewerGets() async throws {
+        var device = Device()
+        let keyID = device.key.keyID.base64EncodedString()
+        let now = Date()
+        let renewer = ScriptedRenewer([keyID: [.renewed(RenewedReceipt(receipt: Data([0x30, 0x80, 0x08]), riskMetric: 8, creation: now,
+                                                                       notBefore: now.addingTimeInterval(86_400), expiration: now.addingTimeInterval(90 * 86_400)))]])
+        try await withService(Self.configuration(#"{"max_metric":5,"action":"refuse"}"#, renewer: renewer)) { h in
+            #expect(try await device.attest(h).status == 201)
+            var metric: Int64?
+            // Polled for up to a minute (no timing is asserted).
+            for _ in 0..<600 where metric == nil {
+                metric = try await h.request("GET", "/v1/admin/app-attest/keys/\(device.artifact)", key: "admin").json?["risk_metric"]?.intValue
+                if metric == nil { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(metric == 8)
+            #expect(renewer.calls == [keyID], "renewed once, not before its not-before")
+            let refused = try await device.assert(h)
+            #expect(refused.status == 403 && refused.json?["error"]?["reason"]?.stringValue == "risk_metric_exceeded", "\(refused.text)")
+            let metrics = try await h.request("GET", "/metrics", key: "ops").text
+            #expect(metrics.contains(#"twobits_app_attest_receipt_refreshes_total{outcome="renewed"} 1"#))
         }
     }
 }
