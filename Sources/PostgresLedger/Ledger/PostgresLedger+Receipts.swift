@@ -2,9 +2,9 @@ public import FoundationEssentials
 public import Ledger
 
 extension PostgresLedger {
-    /// The inner SELECT locks the rows it picks and skips rows another replica is leasing at this moment; the
-    /// WHERE is re-checked on a row a concurrent lease committed (READ COMMITTED), so two replicas never
-    /// lease one key.
+    /// The inner SELECT locks the rows it picks and skips rows another replica is leasing at this moment; its
+    /// WHERE is re-checked on the newest version of a row a concurrent lease committed (READ COMMITTED's
+    /// re-check of a row locked FOR UPDATE), so two replicas never lease one key.
     public func leaseDueReceipts(owner: String, until: Date, activeSince: Date, now: Date, limit: Int) async throws(StorageError) -> [AppAttestKeyRecord] {
         try await run { db throws(PostgresError) in
             try db.query("""
@@ -14,7 +14,6 @@ extension PostgresLedger {
                       AND coalesce(receipt_not_before_ms, 0) <= $4 AND coalesce(receipt_retry_ms, 0) <= $4
                       AND (lease_until_ms IS NULL OR lease_until_ms <= $4)
                     ORDER BY coalesce(receipt_not_before_ms, 0), key_id LIMIT $5 FOR UPDATE SKIP LOCKED)
-                  AND (lease_until_ms IS NULL OR lease_until_ms <= $4)
                 RETURNING *
                 """, [.text(owner), .ms(until), .ms(activeSince), .ms(now), .int(limit)])
         }.records(AppAttestKeyRecord.init(row:))
