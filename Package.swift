@@ -120,6 +120,7 @@ let package = Package(
         // closed by a scoped `withSandbox { … }` / `withService { … }` whatever the test body does.
         .target(name: "TestSupport", dependencies: [
             "TwoBitsService", "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "WireFormats", "Locking",
+            "UseCases",
         ], path: "Tests/TestSupport"),
         .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),
         .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess"]),

@@ -6,7 +6,7 @@
 /// thread; records are plain Swift values. `SQLiteLedger` runs on the caller's thread (a write costs
 /// tens of microseconds), its hot writes committed together once per event-loop turn.
 public protocol Ledger: LedgerHealth, AuditLog, WriteIntentStore, IdempotencyStore, PendingOrderStore, ReplayGuard,
-    DebugSecretStore, KeyActivationStore, AppAttestChallengeStore, AppAttestKeyStore, StatisticsStore, ReplicaPresence {
+    DebugSecretStore, KeyActivationStore, AppAttestChallengeStore, AppAttestKeyStore, AppAttestReceiptStore, StatisticsStore, ReplicaPresence {
     /// Releases connections and threads at shutdown; later calls fail.
     func close()
 }

@@ -7,7 +7,7 @@ import Policy
 import Ledger
 import TokenSigning
 import TwoBitsCrypto
-import UseCases
+public import UseCases
 
 /// The TwoBits service: configuration in, an HTTP API out.
 ///
@@ -37,10 +37,16 @@ public final class TwoBitsService: Sendable {
     /// The live replica count the rate limits are shared by, asked of the ledger every second.
     let replicas: LiveReplicas
     private let replicaCounter = Lock<Task<Void, Never>?>(nil)
+    /// Renews Apple's receipts of attested keys (the risk metric); nil with App Attest, its receipts, or a
+    /// renewer off.
+    let receiptRefresher: ReceiptRefreshRunner?
+    private let receiptRefreshTask = Lock<Task<Void, Never>?>(nil)
     private let server: HTTPServer<RequestContext>
 
     /// Builds every component; fails with an error naming the configuration field at fault.
-    public init(configuration: ServiceConfiguration, logger: LogWriter = LogWriter()) throws(ConfigurationError) {
+    /// `receiptRenewer`: renews App Attest receipts at Apple (`app_attest.receipts`); without one no receipt is refreshed.
+    public init(configuration: ServiceConfiguration, logger: LogWriter = LogWriter(),
+                receiptRenewer: (any ReceiptRenewing)? = nil) throws(ConfigurationError) {
         self.configuration = configuration
         self.logger = logger
         let metrics = MetricsRegistry()
@@ -96,6 +102,16 @@ public final class TwoBitsService: Sendable {
         if let settings = configuration.appAttest, let keys = tokenExchange?.keys {
             appAttest = AppAttestExchange(settings: settings, tokens: configuration.tokens, policy: policy, ledger: ledger, keys: keys, events: events)
         }
+        // Exported at zero from the start, so that dashboards and the alert see the family (and the first count) at once.
+        for outcome in ReceiptRefreshReport.Outcome.allCases { metrics.increment(.appAttestReceiptRefreshes, outcome.rawValue, by: 0) }
+        // Each replica refreshes; the ledger's leases keep two from renewing one key.
+        if let settings = configuration.appAttest, appAttest != nil, settings.receipts.enabled, let receiptRenewer {
+            receiptRefresher = ReceiptRefreshRunner(settings: settings.receipts, store: ledger, renewer: receiptRenewer,
+                                                    owner: "receipts-\(SecureRandom.base64URL(bytes: 9))",
+                                                    onReport: Self.receiptReporter(metrics: metrics, logger: logger))
+        } else {
+            receiptRefresher = nil
+        }
 
         var table = RouteTable()
         let readinessCheck = ReadinessCheck(ledger: ledger, developerTokens: developerTokens, keys: tokenExchange?.keys, logger: logger)
@@ -117,7 +133,7 @@ public final class TwoBitsService: Sendable {
         FallbackTokenController(exchange: tokenExchange, debugSecrets: debugSecrets).register(in: &table)
         let replicas = LiveReplicas()
         self.replicas = replicas
-        AppAttestController(exchange: appAttest, replicas: replicas).register(in: &table)
+        AppAttestController(exchange: appAttest, replicas: replicas, receipts: ledger).register(in: &table)
         ConsoleController().register(in: &table)
         self.routes = table
 
@@ -183,6 +199,7 @@ public final class TwoBitsService: Sendable {
         startReplicaCounter()
         startStatisticsFlusher()
         startResolutionRetrier()
+        startReceiptRefresher()
         logger.log(.info, "listening", [
             "address": .string("\(configuration.listenHost):\(server.port)"),
             "apple": .string(configuration.apple.loggableBaseURL), "environment": .string(configuration.apple.environment.rawValue),
@@ -207,6 +224,7 @@ public final class TwoBitsService: Sendable {
         replicaCounter.withLock { $0?.cancel() }
         statisticsFlusher.withLock { $0?.cancel() }
         resolutionRetrier.withLock { $0?.cancel() }
+        receiptRefreshTask.withLock { $0?.cancel() }
         await flushStatistics()
         await policy.retryUnsavedResolutions()
         await claims.retryUnsavedAnswers()
@@ -237,6 +255,24 @@ public final class TwoBitsService: Sendable {
             }
         }
         resolutionRetrier.withLock { $0 = task }
+    }
+
+    private func startReceiptRefresher() {
+        guard let receiptRefresher else { return }
+        let task = Task { await receiptRefresher.run() }
+        receiptRefreshTask.withLock { $0 = task }
+    }
+
+    /// Counts each renewal; logs what an operator must see (an incorrect environment once, a 404, a refusal).
+    static func receiptReporter(metrics: MetricsRegistry, logger: LogWriter) -> @Sendable (ReceiptRefreshReport) -> Void {
+        { report in
+            metrics.increment(.appAttestReceiptRefreshes, report.outcome.rawValue)
+            guard report.log else { return }
+            let level: LogWriter.Level = report.outcome == .incorrectEnvironment || report.outcome == .storageFailed ? .error : .warning
+            var fields: [String: LogValue] = ["outcome": .string(report.outcome.rawValue), "key_id": .string(report.keyID)]
+            if let detail = report.detail { fields["detail"] = .string(detail) }
+            logger.log(level, "App Attest receipt refresh", fields)
+        }
     }
 
     /// Counts the live replicas every second, so that the limits follow replicas as they come and go.

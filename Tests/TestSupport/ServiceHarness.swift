@@ -5,6 +5,7 @@ import Sandbox
 import TokenSigning
 import TwoBitsCrypto
 import TwoBitsService
+import UseCases
 import WireFormats
 
 /// A real TwoBits service and a real Apple sandbox on loopback ports, with API keys for each role.
@@ -29,10 +30,13 @@ public final class ServiceHarness: Sendable {
         /// Changes the parsed configuration before the service is built (for values the configuration
         /// refuses, such as a request deadline shorter than Apple's timeout).
         public var adjust: (inout ServiceConfiguration) -> Void
+        /// Renews App Attest receipts for the service's refresher (none: no receipt is refreshed).
+        public var receiptRenewer: (any ReceiptRenewing)?
 
         public init(extra: [String: String?] = [:], apple: [String: String] = [:], sandboxKey: P256PrivateKey? = nil,
                     sandboxLatencyMilliseconds: Int = 0, clientFields: [String: String] = [:],
-                    adjust: @escaping (inout ServiceConfiguration) -> Void = { _ in }) {
+                    adjust: @escaping (inout ServiceConfiguration) -> Void = { _ in }, receiptRenewer: (any ReceiptRenewing)? = nil) {
+            self.receiptRenewer = receiptRenewer
             self.extra = extra
             self.apple = apple
             self.sandboxKey = sandboxKey
@@ -107,7 +111,8 @@ public final class ServiceHarness: Sendable {
         var parsed = try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory)
         configuration.adjust(&parsed)
         let collector = log
-        service = try TwoBitsService(configuration: parsed, logger: LogWriter(sink: { data in collector.append(data) }))
+        service = try TwoBitsService(configuration: parsed, logger: LogWriter(sink: { data in collector.append(data) }),
+                                     receiptRenewer: configuration.receiptRenewer)
         try await service.start()
     }
 

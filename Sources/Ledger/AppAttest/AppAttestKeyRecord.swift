@@ -20,9 +20,11 @@ public struct AppAttestKeyRecord: Sendable, Equatable {
     public var firstSeen: Date
     public var revokedAt: Date?
     public var revokedReason: String?
+    /// The latest risk metric Apple sent for the key (`AppAttestReceiptState`); nil while unknown.
+    public var riskMetric: Int?
 
     public init(keyID: String, publicKey: Data, counter: UInt32 = 0, receipt: Data, environment: String, appID: String,
-                validationCategory: Int? = nil, firstSeen: Date, revokedAt: Date? = nil, revokedReason: String? = nil) {
+                validationCategory: Int? = nil, firstSeen: Date, revokedAt: Date? = nil, revokedReason: String? = nil, riskMetric: Int? = nil) {
         self.keyID = keyID
         self.publicKey = publicKey
         self.counter = counter
@@ -33,6 +35,7 @@ public struct AppAttestKeyRecord: Sendable, Equatable {
         self.firstSeen = firstSeen
         self.revokedAt = revokedAt
         self.revokedReason = revokedReason
+        self.riskMetric = riskMetric
     }
 
     public var isRevoked: Bool { revokedAt != nil }

@@ -26,7 +26,7 @@ public struct LedgerTables: Sendable, Equatable {
     /// write intents that point at them). `health_probe` holds nothing worth moving.
     public static let tableNames = ["audit_events", "write_intents", "idempotency_keys", "pending_actions", "device_token_uses",
                                     "consumed_token_ids", "debug_secrets", "key_activations", "app_attest_challenges", "app_attest_keys",
-                                    "statistics"]
+                                    "app_attest_risk_history", "statistics"]
 
     public var tables: [Table]
 

@@ -7,8 +7,16 @@ public protocol AppAttestKeyStore: Sendable {
     func appAttestKey(id: String) async throws(StorageError) -> AppAttestKeyRecord?
     /// Moves the key's counter to `counter` if that is strictly greater than the stored one and the key is
     /// not revoked, atomically: of several callers racing with the same counter exactly one gets `.advanced`.
-    func advanceAppAttestCounter(keyID: String, to counter: UInt32) async throws(StorageError) -> CounterAdvance
+    /// The key counts as used at `now` (its receipt is refreshed while it is used: `AppAttestReceiptStore`).
+    func advanceAppAttestCounter(keyID: String, to counter: UInt32, now: Date) async throws(StorageError) -> CounterAdvance
     /// Revokes a key (its further assertions are refused); false when there is no such key. Revoking again
     /// keeps the first time and reason.
     func revokeAppAttestKey(keyID: String, reason: String, now: Date) async throws(StorageError) -> Bool
+}
+
+extension AppAttestKeyStore {
+    /// `advanceAppAttestCounter(keyID:to:now:)` at the current time.
+    public func advanceAppAttestCounter(keyID: String, to counter: UInt32) async throws(StorageError) -> CounterAdvance {
+        try await advanceAppAttestCounter(keyID: keyID, to: counter, now: Date())
+    }
 }

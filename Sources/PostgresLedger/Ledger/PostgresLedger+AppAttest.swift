@@ -34,11 +34,11 @@ extension PostgresLedger {
 
     /// The UPDATE's WHERE is re-checked on the row after a concurrent writer commits (READ COMMITTED), so of
     /// replicas racing with one counter exactly one updates it.
-    public func advanceAppAttestCounter(keyID: String, to counter: UInt32) async throws(StorageError) -> CounterAdvance {
+    public func advanceAppAttestCounter(keyID: String, to counter: UInt32, now: Date) async throws(StorageError) -> CounterAdvance {
         try await run { db throws(PostgresError) -> CounterAdvance in
             let updated = try db.query("""
-                UPDATE app_attest_keys SET counter = $1 WHERE key_id = $2 AND counter < $1 AND revoked_ms IS NULL RETURNING 1 AS advanced
-                """, [.integer(Int64(counter)), .text(keyID)])
+                UPDATE app_attest_keys SET counter = $1, last_used_ms = $3 WHERE key_id = $2 AND counter < $1 AND revoked_ms IS NULL RETURNING 1 AS advanced
+                """, [.integer(Int64(counter)), .text(keyID), .ms(now)])
             if !updated.isEmpty { return .advanced }
             guard let row = try db.query("SELECT counter, revoked_ms FROM app_attest_keys WHERE key_id = $1", [.text(keyID)]).first else {
                 return .unknownKey

@@ -132,6 +132,26 @@ enum PostgresMigrations {
             PRIMARY KEY (hour, family, subject, outcome, bucket)
         )
         """,
+        // 5: App Attest receipts (SQLite's step 8): last use, the renewed receipt's times, the latest metric,
+        // the 404 stop, the back-off, the refresher's lease, and the last metrics of each key.
+        """
+        ALTER TABLE app_attest_keys ADD COLUMN last_used_ms BIGINT,
+            ADD COLUMN receipt_not_before_ms BIGINT,
+            ADD COLUMN receipt_expires_ms BIGINT,
+            ADD COLUMN risk_metric BIGINT,
+            ADD COLUMN risk_metric_ms BIGINT,
+            ADD COLUMN receipt_stopped_ms BIGINT,
+            ADD COLUMN receipt_retry_ms BIGINT,
+            ADD COLUMN lease_owner TEXT,
+            ADD COLUMN lease_until_ms BIGINT;
+        CREATE INDEX app_attest_keys_risk ON app_attest_keys (risk_metric) WHERE risk_metric IS NOT NULL;
+        CREATE TABLE app_attest_risk_history (
+            key_id TEXT NOT NULL,
+            at_ms BIGINT NOT NULL,
+            metric BIGINT NOT NULL,
+            PRIMARY KEY (key_id, at_ms)
+        )
+        """,
     ]
 
     static var latest: Int { steps.count }

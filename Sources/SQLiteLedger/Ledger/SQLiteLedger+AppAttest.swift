@@ -29,12 +29,12 @@ extension SQLiteLedger {
         try await run { (db) throws(SQLiteError) in try db.query("SELECT * FROM app_attest_keys WHERE key_id = ?", [.text(id)]) }.records(AppAttestKeyRecord.init(row:)).first
     }
 
-    public func advanceAppAttestCounter(keyID: String, to counter: UInt32) async throws(StorageError) -> CounterAdvance {
+    public func advanceAppAttestCounter(keyID: String, to counter: UInt32, now: Date) async throws(StorageError) -> CounterAdvance {
         try await run { (db) throws(SQLiteError) -> CounterAdvance in
             try db.transaction { tx throws(SQLiteError) -> CounterAdvance in
                 // One statement decides: SQLite serialises writers, so of two racers only one sees the old counter.
-                try tx.query("UPDATE app_attest_keys SET counter = ? WHERE key_id = ? AND counter < ? AND revoked_ms IS NULL",
-                             [.integer(Int64(counter)), .text(keyID), .integer(Int64(counter))])
+                try tx.query("UPDATE app_attest_keys SET counter = ?, last_used_ms = ? WHERE key_id = ? AND counter < ? AND revoked_ms IS NULL",
+                             [.integer(Int64(counter)), .integer(Self.ms(now)), .text(keyID), .integer(Int64(counter))])
                 if tx.changes == 1 { return .advanced }
                 guard let row = try tx.query("SELECT counter, revoked_ms FROM app_attest_keys WHERE key_id = ?", [.text(keyID)]).first else {
                     return .unknownKey

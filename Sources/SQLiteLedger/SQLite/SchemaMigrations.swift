@@ -122,6 +122,27 @@ enum SchemaMigrations {
             PRIMARY KEY (hour, family, subject, outcome, bucket)
         )
         """,
+        // 8: App Attest receipts (docs/app-attest.md, "The risk metric"): when a key was last used, the
+        // renewed receipt's times, the latest metric, the 404 stop, the back-off, and the refresher's lease;
+        // the last metrics of each key.
+        """
+        ALTER TABLE app_attest_keys ADD COLUMN last_used_ms INTEGER;
+        ALTER TABLE app_attest_keys ADD COLUMN receipt_not_before_ms INTEGER;
+        ALTER TABLE app_attest_keys ADD COLUMN receipt_expires_ms INTEGER;
+        ALTER TABLE app_attest_keys ADD COLUMN risk_metric INTEGER;
+        ALTER TABLE app_attest_keys ADD COLUMN risk_metric_ms INTEGER;
+        ALTER TABLE app_attest_keys ADD COLUMN receipt_stopped_ms INTEGER;
+        ALTER TABLE app_attest_keys ADD COLUMN receipt_retry_ms INTEGER;
+        ALTER TABLE app_attest_keys ADD COLUMN lease_owner TEXT;
+        ALTER TABLE app_attest_keys ADD COLUMN lease_until_ms INTEGER;
+        CREATE INDEX app_attest_keys_risk ON app_attest_keys (risk_metric) WHERE risk_metric IS NOT NULL;
+        CREATE TABLE app_attest_risk_history (
+            key_id TEXT NOT NULL,
+            at_ms INTEGER NOT NULL,
+            metric INTEGER NOT NULL,
+            PRIMARY KEY (key_id, at_ms)
+        )
+        """,
     ]
 
     static func apply(to db: SQLiteConnection) throws(SQLiteError) {

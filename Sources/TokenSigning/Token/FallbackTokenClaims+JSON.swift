@@ -21,6 +21,12 @@ extension FallbackTokenClaims {
         case .string(let s)?: bnd = s
         default: return nil
         }
-        self.init(iss: iss, aud: aud, sub: sub, iat: iat, exp: exp, jti: jti, tier: tier, lim: lim, bnd: bnd)
+        var risk: Int?
+        switch claims["risk"] {
+        case nil, .null?: risk = nil
+        case .int(let value)? where value >= 0 && value <= Int64(Int32.max): risk = Int(value)
+        default: return nil
+        }
+        self.init(iss: iss, aud: aud, sub: sub, iat: iat, exp: exp, jti: jti, tier: tier, lim: lim, bnd: bnd, risk: risk)
     }
 }

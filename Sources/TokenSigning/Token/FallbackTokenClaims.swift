@@ -12,8 +12,11 @@ public struct FallbackTokenClaims: Codable, Sendable, Equatable {
     public let lim: Bool?
     /// Present on tokens bound to a session: the base64url SHA-256 of the binding (`SessionBinding`).
     public let bnd: String?
+    /// On `appattest` tokens of a key whose risk metric is known: Apple's latest metric (docs/app-attest.md).
+    public let risk: Int?
 
-    public init(iss: String, aud: String, sub: String, iat: Int64, exp: Int64, jti: String, tier: Tier, lim: Bool?, bnd: String? = nil) {
+    public init(iss: String, aud: String, sub: String, iat: Int64, exp: Int64, jti: String, tier: Tier, lim: Bool?, bnd: String? = nil,
+                risk: Int? = nil) {
         self.iss = iss
         self.aud = aud
         self.sub = sub
@@ -23,6 +26,7 @@ public struct FallbackTokenClaims: Codable, Sendable, Equatable {
         self.tier = tier
         self.lim = lim
         self.bnd = bnd
+        self.risk = risk
     }
 
     public var limitedUse: Bool { lim == true }

@@ -21,11 +21,11 @@ public struct TokenIssuer: Sendable {
 
     /// Issues a token for `subject` living `ttlSeconds`, bound to `binding` (claim `bnd`) when given.
     public func issue(subject: String, tier: Tier, limitedUse: Bool, ttlSeconds: Int, binding: SessionBinding? = nil,
-                      now: Date = Date()) -> (token: String, claims: FallbackTokenClaims) {
+                      risk: Int? = nil, now: Date = Date()) -> (token: String, claims: FallbackTokenClaims) {
         let iat = Int64(now.timeIntervalSince1970)
         let claims = FallbackTokenClaims(iss: issuer, aud: audience, sub: subject, iat: iat, exp: iat + Int64(ttlSeconds),
                                          jti: SecureRandom.base64URL(bytes: 16), tier: tier, lim: limitedUse ? true : nil,
-                                         bnd: binding?.claim)
+                                         bnd: binding?.claim, risk: risk)
         return (JWS.sign(headerJSON: header, claimsJSON: Self.payload(claims), signer: signer), claims)
     }
 
@@ -48,6 +48,10 @@ public struct TokenIssuer: Sendable {
         json.append(contentsOf: #","jti":"#.utf8)
         JSONString.append(c.jti, to: &json)
         if let lim = c.lim { json.append(contentsOf: (lim ? #","lim":true"# : #","lim":false"#).utf8) }
+        if let risk = c.risk {
+            json.append(contentsOf: #","risk":"#.utf8)
+            json.append(contentsOf: String(risk).utf8)
+        }
         json.append(contentsOf: #","sub":"#.utf8)
         JSONString.append(c.sub, to: &json)
         json.append(contentsOf: #","tier":"#.utf8)

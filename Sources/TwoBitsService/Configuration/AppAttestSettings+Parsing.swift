@@ -59,7 +59,8 @@ extension AppAttestSettings {
             tokenTTLSeconds: try a.int("token_ttl_seconds", default: tokens.ttlSeconds, range: 60...86_400),
             rootOverride: rootFile,
             rollout: try AppAttestRollout.parse(&a),
-            maxAttestationsPerSecond: try a.optionalInt("max_attestations_per_second", range: 1...100_000))
+            maxAttestationsPerSecond: try a.optionalInt("max_attestations_per_second", range: 1...100_000),
+            risk: try RiskMetricPolicy.parse(&a), receipts: try ReceiptRefreshSettings.parse(&a))
         try a.rejectUnknownFields()
         return settings
     }

@@ -13,10 +13,13 @@ struct AppAttestController: Sendable {
     let exchange: AppAttestExchange?
     /// The challenge's `enroll` (rollout and attestation cap); nil with the strong tier off.
     let enrollment: AppAttestEnrollment?
+    /// Each key's receipt and risk metric, for admins.
+    let receipts: any AppAttestReceiptStore
 
     /// `replicas`: the live replica count, whose share of `app_attest.max_attestations_per_second` this replica allows.
-    init(exchange: AppAttestExchange?, replicas: LiveReplicas) {
+    init(exchange: AppAttestExchange?, replicas: LiveReplicas, receipts: any AppAttestReceiptStore) {
         self.exchange = exchange
+        self.receipts = receipts
         enrollment = exchange.map { AppAttestEnrollment(settings: $0.settings, replicas: replicas) }
     }
 
@@ -88,7 +91,35 @@ struct AppAttestController: Sendable {
             let found: AppAttestKeyRecord?
             do throws(AppAttestError) { found = try await exchange.service.key(id: keyID) } catch { throw APIError(.appAttest(error), step: .assertion) }
             guard let key = found else { throw Self.noSuchKey }
-            return .json(200, KeyView(key))
+            return .json(200, KeyView(key, try await receiptState(key.keyID)))
+        }
+
+        routes.add("GET", "/v1/admin/app-attest/keys", .role(.admin)) { request throws(APIError) in
+            _ = try enabled()
+            let query = request.http.query
+            try Self.allowOnly(query, ["min_risk_metric", "limit", "after"])
+            var minimum = 0
+            if let text = query["min_risk_metric"] {
+                guard let value = Int(text), (0...1_000_000).contains(value) else { throw .badRequest("min_risk_metric must be 0-1000000") }
+                minimum = value
+            }
+            var limit = 50
+            if let text = query["limit"] {
+                guard let value = Int(text), (1...500).contains(value) else { throw .badRequest("limit must be 1-500") }
+                limit = value
+            }
+            var after: String?
+            if let text = query["after"] {
+                guard let keyID = Self.keyID(inPath: text) else { throw .badRequest("after must be a key id in base64url, as next_after gave it") }
+                after = keyID
+            }
+            let keys: [AppAttestKeyRecord]
+            do throws(StorageError) { keys = try await receipts.appAttestKeys(minRiskMetric: minimum, after: after, limit: limit) } catch { throw APIError.storageUnavailable(error) }
+            var views: [KeyView] = []
+            for key in keys { views.append(KeyView(key, try await receiptState(key.keyID))) }
+            struct Page: Encodable { let keys: [KeyView]; let next_after: String? }
+            let next = keys.count == limit ? keys.last.flatMap { Data(base64Encoded: $0.keyID)?.base64URLEncodedString() } : nil
+            return .json(200, Page(keys: views, next_after: next))
         }
 
         routes.add("POST", "/v1/admin/app-attest/keys/{key}/revoke", .role(.admin)) { request throws(APIError) in
@@ -105,8 +136,16 @@ struct AppAttestController: Sendable {
             let found: AppAttestKeyRecord?
             do throws(AppAttestError) { found = try await exchange.service.key(id: keyID) } catch { throw APIError(.appAttest(error), step: .assertion) }
             guard let key = found else { throw Self.noSuchKey }
-            return .json(200, KeyView(key))
+            return .json(200, KeyView(key, try await receiptState(key.keyID)))
         }
+    }
+
+    private func receiptState(_ keyID: String) async throws(APIError) -> AppAttestReceiptState? {
+        do throws(StorageError) { return try await receipts.appAttestReceiptState(keyID: keyID) } catch { throw APIError.storageUnavailable(error) }
+    }
+
+    private static func allowOnly(_ query: [String: String], _ names: Set<String>) throws(APIError) {
+        if let unknown = query.keys.sorted().first(where: { !names.contains($0) }) { throw .badRequest("unknown query parameter \(unknown)") }
     }
 
     static let noSuchKey = APIError(404, "not_found", "no attested key with this id (give its artifact, or its key id in base64url)")
@@ -157,8 +196,16 @@ struct AppAttestController: Sendable {
         let revoked: Bool
         let revoked_at: String?
         let revoked_reason: String?
+        let risk_metric: Int?
+        let risk_metric_at: String?
+        let risk_history: [Sample]
+        let receipt_not_before: String?
+        let receipt_expires_at: String?
+        let receipt_stopped_at: String?
 
-        init(_ key: AppAttestKeyRecord) {
+        struct Sample: Encodable { let metric: Int; let at: String }
+
+        init(_ key: AppAttestKeyRecord, _ receipt: AppAttestReceiptState?) {
             key_id = key.keyID
             artifact = AppAttestArtifact.value(forKeyID: key.keyID)
             app_id = key.appID
@@ -170,6 +217,12 @@ struct AppAttestController: Sendable {
             revoked = key.isRevoked
             revoked_at = key.revokedAt.map(AdminController.iso)
             revoked_reason = key.revokedReason
+            risk_metric = receipt?.riskMetric
+            risk_metric_at = receipt?.riskMetricAt.map(AdminController.iso)
+            risk_history = (receipt?.history ?? []).map { Sample(metric: $0.metric, at: AdminController.iso($0.at)) }
+            receipt_not_before = receipt?.notBefore.map(AdminController.iso)
+            receipt_expires_at = receipt?.expiresAt.map(AdminController.iso)
+            receipt_stopped_at = receipt?.stoppedAt.map(AdminController.iso)
         }
     }
 }

@@ -33,6 +33,9 @@ extension APIError {
             case .validationCategoryRefused(let category):
                 let named = category.map { ValidationCategory(rawValue: $0).name } ?? "none"
                 self.init(403, invalid, "builds of this distribution (\(named)) are not accepted here (app_attest.validation_categories)", details: ["reason": refusal.code])
+            case .riskMetricExceeded(let metric, let max):
+                self.init(403, invalid, "Apple's risk metric for this key's device (\(metric) keys attested in 30 days) is over this server's limit (app_attest.risk.max_metric \(max))",
+                          details: ["reason": refusal.code])
             case .keyAlreadyAttested:
                 self.init(409, "key_already_attested", "this key was attested before; send assertions with it, or generate a new key")
             case .storage(let storage): self = .storageUnavailable(storage)

@@ -79,6 +79,9 @@ extension MetricFamily {
     public static let appAttestFallbackReasons = MetricFamily("twobits_app_attest_fallback_reasons_total", .counter,
                                                        "Fallback tokens issued to apps that said why they did not use App Attest, by reason",
                                                        labels: ["reason"])
+    public static let appAttestReceiptRefreshes = MetricFamily("twobits_app_attest_receipt_refreshes_total", .counter,
+                                                        "App Attest receipt renewals at Apple's risk-metric service by outcome (docs/app-attest.md)",
+                                                        labels: ["outcome"])
 
     // Ledger
     public static let ledgerCallSeconds = MetricFamily("twobits_ledger_call_seconds", .histogram,
@@ -100,6 +103,6 @@ extension MetricFamily {
         httpRequests, httpReceiveTimeouts, rateLimited, appleCalls, appleCallSeconds, promotionClaims, installs, automaticBans,
         manualBans, pendingBansApplied, fallbackTokensIssued, fallbackExchangesRefused, fallbackVerifications, fallbackConsumes,
         httpRequestSeconds, httpRequestsInFlight, httpMaxConnections, readinessCheck, signingKeyAge, ledgerCallSeconds,
-        unsavedResolutions, appAttestRefusals, appAttestFallbackReasons, liveReplicas,
+        unsavedResolutions, appAttestRefusals, appAttestFallbackReasons, appAttestReceiptRefreshes, liveReplicas,
     ]
 }

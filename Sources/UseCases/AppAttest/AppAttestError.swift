@@ -19,6 +19,9 @@ public enum AppAttestError: Error, Sendable, Equatable {
     case counterNotIncreasing(stored: UInt32)
     /// The device's validation category (App Store, TestFlight, development, …) is not accepted here.
     case validationCategoryRefused(Int?)
+    /// The key's risk metric (Apple's count of keys its device attested for the app in 30 days) is over
+    /// `app_attest.risk.max_metric` and the action is `refuse`.
+    case riskMetricExceeded(metric: Int, max: Int)
     case storage(StorageError)
 
     public static func == (a: AppAttestError, b: AppAttestError) -> Bool { a.code == b.code }
@@ -34,6 +37,7 @@ public enum AppAttestError: Error, Sendable, Equatable {
         case .keyRevoked: return "key_revoked"
         case .counterNotIncreasing: return "counter_not_increasing"
         case .validationCategoryRefused: return "validation_category_refused"
+        case .riskMetricExceeded: return "risk_metric_exceeded"
         case .storage: return "storage_unavailable"
         }
     }

@@ -53,6 +53,10 @@ public struct AppAttestExchange: Sendable {
         do { verified = try await service.verifyAssertion(keyID: request.keyID, assertion: assertion, clientData: clientData, challenge: request.challenge) } catch {
             throw reported(.appAttest(error))
         }
+        // Before anything is written, as Apple's own checks: a refused key's challenge stays usable.
+        if let risk = settings.risk, risk.refuses(verified.key.riskMetric) {
+            throw reported(.appAttest(.riskMetricExceeded(metric: verified.key.riskMetric ?? 0, max: risk.maxMetric)))
+        }
         try await admit(request)
         let record: AppAttestKeyRecord
         do { record = try await service.commit(verified) } catch { throw reported(.appAttest(error)) }
@@ -89,7 +93,7 @@ public struct AppAttestExchange: Sendable {
         let ttl = request.limitedUse ? tokens.limitedUseTTLSeconds : settings.tokenTTLSeconds
         let artifact = AppAttestArtifact(keyID: key.keyID)
         let issued = keys.issuer().issue(subject: request.installID ?? artifact.subject, tier: .appattest, limitedUse: request.limitedUse, ttlSeconds: ttl,
-                                         binding: request.binding)
+                                         binding: request.binding, risk: key.riskMetric)
         events.tokenIssued(tier: .appattest, limitedUse: request.limitedUse)
         return AppAttestIssue(token: IssuedToken(token: issued.token, tier: .appattest, expiresIn: ttl), artifact: artifact.value, counter: key.counter)
     }

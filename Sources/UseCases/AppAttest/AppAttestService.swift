@@ -103,7 +103,7 @@ public struct AppAttestService: Sendable {
         try await consume(assertion.challenge, now: now())
         var key = assertion.key
         let advance: CounterAdvance
-        do { advance = try await ledger.advanceAppAttestCounter(keyID: key.keyID, to: assertion.counter) } catch { throw .storage(error) }
+        do { advance = try await ledger.advanceAppAttestCounter(keyID: key.keyID, to: assertion.counter, now: now()) } catch { throw .storage(error) }
         switch advance {
         case .advanced: key.counter = assertion.counter
         case .notIncreasing(let stored): throw .counterNotIncreasing(stored: stored)

@@ -25,11 +25,18 @@ public struct AppAttestSettings: Sendable {
     /// Challenges answered `enroll: true` a second, per replica (Apple asks for under 100 attestations a
     /// second across the fleet); beyond it `enroll: false`. Nil: no cap.
     public var maxAttestationsPerSecond: Int?
+    /// `app_attest.risk`: what a key whose risk metric is too high gets; nil: tokens carry the metric, nothing more.
+    public var risk: RiskMetricPolicy?
+    /// `app_attest.receipts`: the refresher of Apple's receipts (the risk metric).
+    public var receipts: ReceiptRefreshSettings
 
     public init(apps: [AppID], environment: AppAttestEnvironment, chainVerifier: CertificateChainVerifier = AppleRootCertificates.appAttestationVerifier,
                 challengeLifetime: TimeInterval = 300, allowedValidationCategories: Set<Int>? = nil, requireValidationCategory: Bool = false,
                 requireDeviceToken: Bool = false, tokenTTLSeconds: Int = 3_600, rootOverride: String? = nil,
-                rollout: AppAttestRollout? = nil, maxAttestationsPerSecond: Int? = nil) {
+                rollout: AppAttestRollout? = nil, maxAttestationsPerSecond: Int? = nil,
+                risk: RiskMetricPolicy? = nil, receipts: ReceiptRefreshSettings = ReceiptRefreshSettings()) {
+        self.risk = risk
+        self.receipts = receipts
         self.rollout = rollout
         self.maxAttestationsPerSecond = maxAttestationsPerSecond
         self.requireDeviceToken = requireDeviceToken

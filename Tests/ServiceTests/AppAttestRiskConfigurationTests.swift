@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import TwoBitsCrypto
+import TwoBitsService
+import UseCases
+
+/// `app_attest.receipts` and `app_attest.risk`: read with their defaults, every violation refused naming its field.
+@Suite struct AppAttestRiskConfigurationTests {
+    let directory: String = {
+        let d = NSTemporaryDirectory() + "twobits-risk-" + SecureRandom.bytes(6).hexString
+        try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
+        try? P256PrivateKey.generate().pkcs8PEM.write(toFile: d + "/AuthKey.p8", atomically: true, encoding: .utf8)
+        return d
+    }()
+
+    func parse(_ fields: String) throws(ConfigurationError) -> AppAttestSettings? {
+        let json = #"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"tokens":{"audience":"x"},"#
+            + #""app_attest":{"apps":["TEAMID1234.com.example.app"]\#(fields)}}"#
+        return try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory).appAttest
+    }
+
+    @Test func receiptsAndRiskAreRead() throws {
+        let plain = try #require(try parse(""))
+        #expect(plain.receipts.enabled && plain.receipts.maxRefreshesPerSecond == 5, "on by default, 5 a second")
+        #expect(plain.risk == nil)
+        let set = try #require(try parse(#","receipts":{"enabled":false,"max_refreshes_per_second":20},"risk":{"max_metric":4,"action":"flag"}"#))
+        #expect(!set.receipts.enabled && set.receipts.maxRefreshesPerSecond == 20)
+        #expect(set.risk == RiskMetricPolicy(maxMetric: 4, action: .flag))
+        #expect(try parse(#","risk":{"max_metric":9,"action":"refuse"}"#)?.risk == RiskMetricPolicy(maxMetric: 9, action: .refuse))
+    }
+
+    @Test(arguments: [
+        (#","receipts":{"max_refreshes_per_second":0}"#, "app_attest.receipts.max_refreshes_per_second"),
+        (#","receipts":{"max_refreshes_per_second":2.5}"#, "app_attest.receipts.max_refreshes_per_second"),
+        (#","receipts":{"enabled":"yes"}"#, "app_attest.receipts.enabled"),
+        (#","receipts":{"rate":5}"#, "app_attest.receipts.rate"),
+        (#","receipts":true"#, "app_attest.receipts"),
+        (#","risk":{"action":"refuse"}"#, "app_attest.risk.max_metric"),
+        (#","risk":{"max_metric":0,"action":"refuse"}"#, "app_attest.risk.max_metric"),
+        (#","risk":{"max_metric":"5","action":"refuse"}"#, "app_attest.risk.max_metric"),
+        (#","risk":{"max_metric":5}"#, "app_attest.risk.action"),
+        (#","risk":{"max_metric":5,"action":"block"}"#, "app_attest.risk.action"),
+        (#","risk":{"max_metric":5,"action":"flag","notify":true}"#, "app_attest.risk.notify"),
+    ])
+    func aBadSectionIsRefusedNamingItsField(fields: String, field: String) {
+        do {
+            _ = try parse(fields)
+            Issue.record("\(fields) was accepted")
+        } catch {
+            #expect(error.field == field, "\(fields) → \(error)")
+            #expect(!error.problem.isEmpty)
+        }
+    }
+}
