@@ -171,16 +171,17 @@ struct GroupCommitTests {
         let loop = EventLoop(name: "group-commit-stall")
         defer { loop.stop() }
         let ledger = try SQLiteLedger(path: store.path, stallLimit: .milliseconds(200))
-        // The disk stalls: a job holds the ledger thread until released (at the latest after 5 s, so that the
+        // The disk stalls: a job holds the ledger thread until released (at the latest after 10 s, so that the
         // old code's waiting write ends and the test fails rather than hangs).
         let release = DispatchSemaphore(value: 0)
-        #expect(ledger.thread.submit { _ = release.wait(timeout: .now() + 5) } == nil)
+        #expect(ledger.thread.submit { _ = release.wait(timeout: .now() + 10) } == nil)
         let now = Date()
         // This loop's batch goes to the held thread and stays in flight.
         let stuck = Task(executorPreference: loop) {
             try await ledger.rememberDeviceToken(digest: "stuck", until: now.addingTimeInterval(60), now: now)
         }
-        try await Task.sleep(for: .milliseconds(400))
+        // Past the stall limit (polled: a loaded machine may start the held job late).
+        for _ in 0..<200 where ledger.thread.stalled == nil { try await Task.sleep(for: .milliseconds(20)) }
         #expect(ledger.thread.stalled != nil)
         let refused = await Task(executorPreference: loop) { () -> StorageError? in
             do throws(StorageError) {
