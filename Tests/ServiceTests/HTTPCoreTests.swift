@@ -9,8 +9,8 @@ import TwoBitsService
 
 /// The HTTP core through real loopback HTTP: errors, authentication, roles, limits, request ids, logs.
 @Suite struct HTTPCoreTests {
-    @Test func validateAnswersTrueForARealTokenAndFalseForOneAppleRejects() async throws {
-        try await withService { h async throws in
+    @Test(arguments: ServiceHarness.Mode.allCases) func validateAnswersTrueForARealTokenAndFalseForOneAppleRejects(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h async throws in
             let device = h.freshDevice()
             let ok = try await h.post("/v1/devices/validate", #"{"device_token":"\#(device.token)"}"#, key: "marketing")
             #expect(ok.status == 200)
@@ -68,8 +68,8 @@ import TwoBitsService
         }
     }
 
-    @Test func rolesAreEnforcedPerRoute() async throws {
-        try await withService { h async throws in
+    @Test(arguments: ServiceHarness.Mode.allCases) func rolesAreEnforcedPerRoute(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h async throws in
             let token = h.freshDevice().token
             let body = #"{"device_token":"\#(token)"}"#
             #expect(try await h.post("/v1/promotions/spring/eligibility", body, key: "mainapi").code == "forbidden")
@@ -104,8 +104,8 @@ import TwoBitsService
         }
     }
 
-    @Test func requestIDsAreEchoedOrGenerated() async throws {
-        let h = try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func requestIDsAreEchoedOrGenerated(mode: ServiceHarness.Mode) async throws {
+        let h = try await withService(mode: mode) { h in
             let echoed = try await h.request("GET", "/healthz", key: nil, headers: [("X-Request-Id", "abc-123")])
             #expect(echoed.response.status == 200)
             return h
@@ -126,8 +126,8 @@ import TwoBitsService
         #expect(!order.contains(nil) && order.map { $0! } == order.map { $0! }.sorted(), "\(line)")
     }
 
-    @Test func logsNeverContainTokensKeysOrJWTs() async throws {
-        let (h, device) = try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func logsNeverContainTokensKeysOrJWTs(mode: ServiceHarness.Mode) async throws {
+        let (h, device) = try await withService(mode: mode) { h in
             let device = h.freshDevice()
             let body = #"{"device_token":"\#(device.token)"}"#
             _ = try await h.post("/v1/devices/validate", body)
@@ -147,8 +147,8 @@ import TwoBitsService
         #expect(!log.contains("PRIVATE KEY"))
     }
 
-    @Test func metricsCountRequestsAndAppleCalls() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func metricsCountRequestsAndAppleCalls(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let device = h.freshDevice()
             _ = try await h.post("/v1/devices/validate", #"{"device_token":"\#(device.token)"}"#)
             let metrics = try await h.request("GET", "/metrics", key: nil).text
