@@ -4,7 +4,8 @@ import Testing
 import TwoBitsCrypto
 
 /// The install and admin routes through real HTTP: the reinstall counter, bans now and pending by install
-/// id, the state report, the audit trail's paging, debug-secret management, and the documented 400s.
+/// id, the state report, the audit trail's paging, debug-secret management, and the documented 400s; each test runs
+/// over loopback HTTP and in process (`ServiceHarness.Mode`).
 @Suite struct AdminAndInstallRouteTests {
     static let counter = ["bits": #"{"mode":"reinstall-counter","ban_at":3}"#, "promotions": "[]"]
 

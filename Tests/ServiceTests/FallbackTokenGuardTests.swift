@@ -5,7 +5,8 @@ import TwoBitsCrypto
 import WireFormats
 
 /// The fallback-token service's security decisions through real HTTP on loopback (the Python suite
-/// checks the same with PyJWT; these make the mutants of `Tests/mutation/core.json` cost one debug build).
+/// checks the same with PyJWT; these make the mutants of `Tests/mutation/core.json` cost one debug build), and in
+/// process: each test runs in both modes (`ServiceHarness.Mode`).
 @Suite struct FallbackTokenGuardTests {
     static func exchange(_ h: ServiceHarness, _ fields: String) async throws -> ServiceHarness.Answer {
         try await h.post("/v1/fallback-tokens", "{" + fields + "}", key: "mainapi")

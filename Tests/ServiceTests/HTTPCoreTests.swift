@@ -7,7 +7,8 @@ import Testing
 import TwoBitsCrypto
 import TwoBitsService
 
-/// The HTTP core through real loopback HTTP: errors, authentication, roles, limits, request ids, logs.
+/// The HTTP core through real loopback HTTP: errors, authentication, roles, limits, request ids, logs; the tests
+/// with a `mode` argument run in process as well (`ServiceHarness.Mode`).
 @Suite struct HTTPCoreTests {
     @Test(arguments: ServiceHarness.Mode.allCases) func validateAnswersTrueForARealTokenAndFalseForOneAppleRejects(mode: ServiceHarness.Mode) async throws {
         try await withService(mode: mode) { h async throws in
@@ -65,6 +66,28 @@ import TwoBitsService
             #expect(wrongMethod.response.status == 405)
             let health = try await h.request("GET", "/healthz", key: nil)
             #expect(health.status == 200)
+        }
+    }
+
+    /// In process the answer's headers are at hand (libcurl's client here keeps none): the pipeline frames every
+    /// answer as the server sends it, and no port is open.
+    @Test func inProcessAnswersAreFramedByThePipelineWithoutAPort() async throws {
+        try await withService(mode: .inProcess) { h async throws in
+            #expect(h.service.port == 0)
+            let health = try await h.request("GET", "/healthz", key: nil, headers: [("X-Request-Id", "in-process-1")])
+            #expect(health.status == 200)
+            #expect(health.header("X-Request-Id") == "in-process-1")
+            #expect(health.header("Cache-Control") == "no-store")
+            let wrongMethod = try await h.request("GET", "/v1/devices/validate")
+            #expect(wrongMethod.status == 405 && wrongMethod.code == "method_not_allowed")
+            #expect(wrongMethod.header("Allow") == "POST")
+            #expect(wrongMethod.header("Content-Type") == "application/json")
+            #expect(wrongMethod.header("X-Request-Id")?.count == 24, "made by the pipeline")
+            #expect(try await h.request("GET", "/.well-known/jwks.json", key: nil).header("Cache-Control") == "public, max-age=300")
+            let unsupported = try await h.request("POST", "/v1/devices/validate", body: "{}", contentType: "text/plain")
+            #expect(unsupported.status == 415 && unsupported.code == "unsupported_media_type")
+            // A query the edge refuses is refused in process as well (the same decoder).
+            #expect(try await h.request("GET", "/v1/admin/audit?limit=1&limit=2", key: "admin").code == "bad_request")
         }
     }
 
