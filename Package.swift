@@ -116,10 +116,10 @@ let package = Package(
         // Test support shared by the test targets: child processes through posix_spawn.
         .target(name: "ChildProcess", dependencies: ["TwoBitsCrypto"], path: "Tests/ChildProcess"),
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
-        // The harnesses the suites share: a started sandbox, a started service with its typed configuration, each
-        // closed by a scoped `withSandbox { … }` / `withService { … }` whatever the test body does.
+        // The harnesses the suites share: a started sandbox, a started service with its typed configuration (on loopback
+        // or in process), each closed by a scoped `withSandbox { … }` / `withService { … }` whatever the test body does.
         .target(name: "TestSupport", dependencies: [
-            "TwoBitsService", "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TokenSigning", "TwoBitsCrypto", "WireFormats", "Locking",
+            "TwoBitsService", "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "HTTPServer", "TokenSigning", "TwoBitsCrypto", "WireFormats", "Locking",
             "UseCases",
         ], path: "Tests/TestSupport"),
         .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),

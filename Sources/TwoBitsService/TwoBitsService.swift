@@ -1,7 +1,7 @@
 import AppleDeviceCheckClient
 import DeviceCheckModel
 import FoundationEssentials
-import HTTPServer
+public import HTTPServer
 import Locking
 import Policy
 import Ledger
@@ -176,6 +176,42 @@ public final class TwoBitsService: Sendable {
 
     /// Starts listening, after settling what the ledger says the last process left unfinished.
     public func start() async throws(ConfigurationError) {
+        try await prepareToServe()
+        do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
+        startBackgroundWork()
+        logger.log(.info, "listening", [
+            "address": .string("\(configuration.listenHost):\(server.port)"),
+            "apple": .string(configuration.apple.loggableBaseURL), "environment": .string(configuration.apple.environment.rawValue),
+            "layout": .string(configuration.policy.layout.description), "database": .string(configuration.database.description),
+            "open_files_limit": .int(server.limits.openFiles.soft), "max_connections": .int(server.limits.maxConnections),
+            "max_connections_per_ip": .int(configuration.server.maxConnectionsPerIP),
+            "wake_coalescing_us": .int(server.wakeCoalescingMicroseconds),
+        ])
+        logger.flush()
+    }
+
+    /// Starts as `start()` does but opens no socket: the server's event loops run, and requests come through
+    /// `respond(to:)` (tests of the request pipeline apart from the HTTP edge; docs/testing.md).
+    public func startInProcess() async throws(ConfigurationError) {
+        try await prepareToServe()
+        server.startInProcess()
+        startBackgroundWork()
+        logger.log(.info, "serving in process (no listening socket)", [
+            "environment": .string(configuration.apple.environment.rawValue),
+            "layout": .string(configuration.policy.layout.description), "database": .string(configuration.database.description),
+        ])
+        logger.flush()
+    }
+
+    /// The answer the HTTP server would send for `request` once its edge checks passed it: the same request
+    /// pipeline (context, routing, authentication, checks, controller, error envelope, framing, access log and
+    /// metrics), run on one of the server's event loops. Needs `startInProcess()` (else: 503 shutting_down).
+    public func respond(to request: ServerRequest) async -> ServerResponse {
+        await server.respond(to: request)
+    }
+
+    /// What both ways of starting do before serving.
+    private func prepareToServe() async throws(ConfigurationError) {
         // Before serving: writes an earlier process left `pending` become `unknown` (docs/policy.md, "The audit trail").
         do {
             let interrupted = try await policy.reconcileInterruptedWrites()
@@ -195,20 +231,13 @@ public final class TwoBitsService: Sendable {
                        ["count": .int(count)])
         }
         await countReplicas()
-        do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
+    }
+
+    private func startBackgroundWork() {
         startReplicaCounter()
         startStatisticsFlusher()
         startResolutionRetrier()
         startReceiptRefresher()
-        logger.log(.info, "listening", [
-            "address": .string("\(configuration.listenHost):\(server.port)"),
-            "apple": .string(configuration.apple.loggableBaseURL), "environment": .string(configuration.apple.environment.rawValue),
-            "layout": .string(configuration.policy.layout.description), "database": .string(configuration.database.description),
-            "open_files_limit": .int(server.limits.openFiles.soft), "max_connections": .int(server.limits.maxConnections),
-            "max_connections_per_ip": .int(configuration.server.maxConnectionsPerIP),
-            "wake_coalescing_us": .int(server.wakeCoalescingMicroseconds),
-        ])
-        logger.flush()
     }
 
     /// What `/readyz` would answer now.

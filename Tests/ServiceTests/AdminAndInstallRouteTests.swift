@@ -4,7 +4,8 @@ import Testing
 import TwoBitsCrypto
 
 /// The install and admin routes through real HTTP: the reinstall counter, bans now and pending by install
-/// id, the state report, the audit trail's paging, debug-secret management, and the documented 400s.
+/// id, the state report, the audit trail's paging, debug-secret management, and the documented 400s; each test runs
+/// over loopback HTTP and in process (`ServiceHarness.Mode`).
 @Suite struct AdminAndInstallRouteTests {
     static let counter = ["bits": #"{"mode":"reinstall-counter","ban_at":3}"#, "promotions": "[]"]
 
@@ -13,8 +14,8 @@ import TwoBitsCrypto
         return try await h.post("/v1/installs", #"{"device_token":"\#(token)"\#(id)}"#, key: "mainapi")
     }
 
-    @Test func everyRouteRefusesAClientWithoutItsRoleBeforeCallingApple() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func everyRouteRefusesAClientWithoutItsRoleBeforeCallingApple(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let token = h.freshDevice().token
             let body = #"{"device_token":"\#(token)"}"#
             // (method, path, body, role the route needs); each is tried with every client lacking that role.
@@ -43,8 +44,8 @@ import TwoBitsCrypto
         }
     }
 
-    @Test func theFourthRegistrationBansAndTheFifthIsRefused() async throws {
-        try await withService(.init(extra: Self.counter)) { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func theFourthRegistrationBansAndTheFifthIsRefused(mode: ServiceHarness.Mode) async throws {
+        try await withService(.init(extra: Self.counter), mode: mode) { h in
             let device = h.freshDevice()
             for expected in 0...3 {
                 let answer = try await Self.install(h, h.sandbox.mintToken(for: device.id)!)
@@ -65,8 +66,8 @@ import TwoBitsCrypto
         }
     }
 
-    @Test func aPendingBanAndUnbanByInstallIDApplyAtTheNextRegistration() async throws {
-        try await withService(.init(extra: Self.counter)) { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func aPendingBanAndUnbanByInstallIDApplyAtTheNextRegistration(mode: ServiceHarness.Mode) async throws {
+        try await withService(.init(extra: Self.counter), mode: mode) { h in
             let device = h.freshDevice()
             #expect(try await Self.install(h, device.token, installID: "inst-1").status == 200)
 
@@ -92,8 +93,8 @@ import TwoBitsCrypto
         }
     }
 
-    @Test func bansAndUnbansByDeviceTokenApplyNow() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func bansAndUnbansByDeviceTokenApplyNow(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let device = h.freshDevice()
             let ban = try await h.post("/v1/admin/bans", #"{"device_token":"\#(device.token)","reason":"fraud"}"#, key: "admin")
             #expect(ban.status == 200)
@@ -107,8 +108,8 @@ import TwoBitsCrypto
         }
     }
 
-    @Test func badAdminAndInstallRequestsAre400() async throws {
-        try await withService(.init(extra: Self.counter)) { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func badAdminAndInstallRequestsAre400(mode: ServiceHarness.Mode) async throws {
+        try await withService(.init(extra: Self.counter), mode: mode) { h in
             let token = h.freshDevice().token
             let cases: [(String, String)] = [
                 ("/v1/admin/bans", #"{"device_token":"\#(token)"}"#),                                   // reason required
@@ -134,8 +135,8 @@ import TwoBitsCrypto
         }
     }
 
-    @Test func theAuditTrailPagesNewestFirst() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func theAuditTrailPagesNewestFirst(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             for n in 0..<3 {
                 #expect(try await h.post("/v1/admin/bans", #"{"install_id":"inst-\#(n)","reason":"r\#(n)"}"#, key: "admin").status == 202)
             }
@@ -152,8 +153,8 @@ import TwoBitsCrypto
         }
     }
 
-    @Test func debugSecretsAreListedDeletedAndLimited() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func debugSecretsAreListedDeletedAndLimited(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let created = try await h.post("/v1/admin/debug-secrets", #"{"name":"qa-1"}"#, key: "admin")
             let secret = try #require(created.json?["debug_secret"]?.stringValue)
             #expect(try await h.post("/v1/admin/debug-secrets", #"{"name":"qa-1"}"#, key: "admin").code == "debug_secret_exists")

@@ -5,7 +5,8 @@ import TwoBitsCrypto
 import WireFormats
 
 /// The fallback-token service's security decisions through real HTTP on loopback (the Python suite
-/// checks the same with PyJWT; these make the mutants of `Tests/mutation/core.json` cost one debug build).
+/// checks the same with PyJWT; these make the mutants of `Tests/mutation/core.json` cost one debug build), and in
+/// process: each test runs in both modes (`ServiceHarness.Mode`).
 @Suite struct FallbackTokenGuardTests {
     static func exchange(_ h: ServiceHarness, _ fields: String) async throws -> ServiceHarness.Answer {
         try await h.post("/v1/fallback-tokens", "{" + fields + "}", key: "mainapi")
@@ -15,8 +16,8 @@ import WireFormats
         try await h.post("/v1/fallback-tokens/verify", #"{"token":"\#(token)","consume":\#(consume)}"#, key: "mainapi")
     }
 
-    @Test func aDeviceTokenIsExchangedOnceAndItsReuseIsRefusedWithoutCallingApple() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func aDeviceTokenIsExchangedOnceAndItsReuseIsRefusedWithoutCallingApple(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let device = h.freshDevice()
             let first = try await Self.exchange(h, #""device_token":"\#(device.token)""#)
             #expect(first.status == 201)
@@ -31,8 +32,8 @@ import WireFormats
         }
     }
 
-    @Test func aLimitedUseTokenIsConsumedExactlyOnce() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func aLimitedUseTokenIsConsumedExactlyOnce(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let issued = try await Self.exchange(h, #""device_token":"\#(h.freshDevice().token)","limited_use":true"#)
             let token = try #require(issued.json?["token"]?.stringValue)
             let first = try await Self.verify(h, token, consume: true)
@@ -53,8 +54,8 @@ import WireFormats
         }
     }
 
-    @Test func aBannedDeviceGetsNoToken() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func aBannedDeviceGetsNoToken(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let device = h.freshDevice()
             #expect(try await h.post("/v1/admin/bans", #"{"device_token":"\#(device.token)","reason":"test"}"#, key: "admin").status == 200)
             let refused = try await Self.exchange(h, #""device_token":"\#(h.sandbox.mintToken(for: device.id)!)""#)
@@ -63,8 +64,8 @@ import WireFormats
         }
     }
 
-    @Test func debugSecretsIssueDebugTierInDevelopmentOnly() async throws {
-        let secret = try await withService { dev in
+    @Test(arguments: ServiceHarness.Mode.allCases) func debugSecretsIssueDebugTierInDevelopmentOnly(mode: ServiceHarness.Mode) async throws {
+        let secret = try await withService(mode: mode) { dev in
             let created = try await dev.post("/v1/admin/debug-secrets", #"{"name":"ci"}"#, key: "admin")
             #expect(created.status == 201)
             let secret = try #require(created.json?["debug_secret"]?.stringValue)
@@ -77,15 +78,15 @@ import WireFormats
             return secret
         }
 
-        try await withService(.init(apple: ["environment": #""production""#])) { production in
+        try await withService(.init(apple: ["environment": #""production""#]), mode: mode) { production in
             let refused = try await Self.exchange(production, #""debug_secret":"\#(secret)""#)
             #expect(refused.status == 403)
             #expect(refused.code == "debug_disabled")
         }
     }
 
-    @Test func theJWKSServesOnlyPublicMembers() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func theJWKSServesOnlyPublicMembers(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let answer = try await h.request("GET", "/.well-known/jwks.json", key: nil)
             #expect(answer.status == 200)
             guard case .array(let keys)? = answer.json?["keys"] else { Issue.record("no keys: \(answer.text)"); return }
@@ -101,8 +102,8 @@ import WireFormats
         }
     }
 
-    @Test func onlyTheExactAPIKeyAuthenticates() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func onlyTheExactAPIKeyAuthenticates(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let good = try #require(h.keys["admin"])
             #expect(try await h.request("GET", "/v1/admin/audit", key: good).status == 200)
             // The same length and prefix, one character changed; and a key of another client for an admin route.

@@ -7,10 +7,11 @@ import Testing
 import TwoBitsCrypto
 import TwoBitsService
 
-/// The HTTP core through real loopback HTTP: errors, authentication, roles, limits, request ids, logs.
+/// The HTTP core through real loopback HTTP: errors, authentication, roles, limits, request ids, logs; the tests
+/// with a `mode` argument run in process as well (`ServiceHarness.Mode`).
 @Suite struct HTTPCoreTests {
-    @Test func validateAnswersTrueForARealTokenAndFalseForOneAppleRejects() async throws {
-        try await withService { h async throws in
+    @Test(arguments: ServiceHarness.Mode.allCases) func validateAnswersTrueForARealTokenAndFalseForOneAppleRejects(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h async throws in
             let device = h.freshDevice()
             let ok = try await h.post("/v1/devices/validate", #"{"device_token":"\#(device.token)"}"#, key: "marketing")
             #expect(ok.status == 200)
@@ -68,8 +69,30 @@ import TwoBitsService
         }
     }
 
-    @Test func rolesAreEnforcedPerRoute() async throws {
-        try await withService { h async throws in
+    /// In process the answer's headers are at hand (libcurl's client here keeps none): the pipeline frames every
+    /// answer as the server sends it, and no port is open.
+    @Test func inProcessAnswersAreFramedByThePipelineWithoutAPort() async throws {
+        try await withService(mode: .inProcess) { h async throws in
+            #expect(h.service.port == 0)
+            let health = try await h.request("GET", "/healthz", key: nil, headers: [("X-Request-Id", "in-process-1")])
+            #expect(health.status == 200)
+            #expect(health.header("X-Request-Id") == "in-process-1")
+            #expect(health.header("Cache-Control") == "no-store")
+            let wrongMethod = try await h.request("GET", "/v1/devices/validate")
+            #expect(wrongMethod.status == 405 && wrongMethod.code == "method_not_allowed")
+            #expect(wrongMethod.header("Allow") == "POST")
+            #expect(wrongMethod.header("Content-Type") == "application/json")
+            #expect(wrongMethod.header("X-Request-Id")?.count == 24, "made by the pipeline")
+            #expect(try await h.request("GET", "/.well-known/jwks.json", key: nil).header("Cache-Control") == "public, max-age=300")
+            let unsupported = try await h.request("POST", "/v1/devices/validate", body: "{}", contentType: "text/plain")
+            #expect(unsupported.status == 415 && unsupported.code == "unsupported_media_type")
+            // A query the edge refuses is refused in process as well (the same decoder).
+            #expect(try await h.request("GET", "/v1/admin/audit?limit=1&limit=2", key: "admin").code == "bad_request")
+        }
+    }
+
+    @Test(arguments: ServiceHarness.Mode.allCases) func rolesAreEnforcedPerRoute(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h async throws in
             let token = h.freshDevice().token
             let body = #"{"device_token":"\#(token)"}"#
             #expect(try await h.post("/v1/promotions/spring/eligibility", body, key: "mainapi").code == "forbidden")
@@ -104,8 +127,8 @@ import TwoBitsService
         }
     }
 
-    @Test func requestIDsAreEchoedOrGenerated() async throws {
-        let h = try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func requestIDsAreEchoedOrGenerated(mode: ServiceHarness.Mode) async throws {
+        let h = try await withService(mode: mode) { h in
             let echoed = try await h.request("GET", "/healthz", key: nil, headers: [("X-Request-Id", "abc-123")])
             #expect(echoed.response.status == 200)
             return h
@@ -126,8 +149,8 @@ import TwoBitsService
         #expect(!order.contains(nil) && order.map { $0! } == order.map { $0! }.sorted(), "\(line)")
     }
 
-    @Test func logsNeverContainTokensKeysOrJWTs() async throws {
-        let (h, device) = try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func logsNeverContainTokensKeysOrJWTs(mode: ServiceHarness.Mode) async throws {
+        let (h, device) = try await withService(mode: mode) { h in
             let device = h.freshDevice()
             let body = #"{"device_token":"\#(device.token)"}"#
             _ = try await h.post("/v1/devices/validate", body)
@@ -147,8 +170,8 @@ import TwoBitsService
         #expect(!log.contains("PRIVATE KEY"))
     }
 
-    @Test func metricsCountRequestsAndAppleCalls() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func metricsCountRequestsAndAppleCalls(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let device = h.freshDevice()
             _ = try await h.post("/v1/devices/validate", #"{"device_token":"\#(device.token)"}"#)
             let metrics = try await h.request("GET", "/metrics", key: nil).text

@@ -4,7 +4,8 @@ import Testing
 import TwoBitsCrypto
 import TwoBitsService
 
-/// A ban's `reason` is bounded in code points (so in bytes) and free of control characters.
+/// A ban's `reason` is bounded in code points (so in bytes) and free of control characters; each test runs
+/// over loopback HTTP and in process (`ServiceHarness.Mode`).
 @Suite("Reason limits")
 struct ReasonLimitTests {
     static func ban(_ h: ServiceHarness, reason: String) async throws -> ServiceHarness.Answer {
@@ -12,8 +13,8 @@ struct ReasonLimitTests {
         return try await h.post("/v1/admin/bans", body, key: "admin")
     }
 
-    @Test func reasonsAreCappedInCodePointsWhichBoundsTheirBytes() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func reasonsAreCappedInCodePointsWhichBoundsTheirBytes(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let emoji = String(repeating: "😀", count: 499)
             // 500 code points (1,997 bytes) pass; 501 do not, though Swift counts both as 500 characters.
             let fits = emoji + "e", over = emoji + "e\u{301}"
@@ -30,9 +31,9 @@ struct ReasonLimitTests {
         }
     }
 
-    @Test(arguments: ["\u{0}", "cut\u{0}here", "\u{1B}[31mred", "line\nbreak", "tab\there", "\u{7F}", "\u{1F}"])
-    func controlCharactersAreRefused(reason: String) async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases, ["\u{0}", "cut\u{0}here", "\u{1B}[31mred", "line\nbreak", "tab\there", "\u{7F}", "\u{1F}"])
+    func controlCharactersAreRefused(mode: ServiceHarness.Mode, reason: String) async throws {
+        try await withService(mode: mode) { h in
             let answer = try await Self.ban(h, reason: reason)
             #expect(answer.status == 400 && answer.code == "bad_request", "\(answer.text)")
             #expect(answer.json?["error"]?["message"]?.stringValue?.contains("control") == true)
@@ -43,10 +44,10 @@ struct ReasonLimitTests {
 
     /// Issue 34: C1 controls (U+009B is a CSI, as ESC [ is) and the bidirectional marks, overrides and isolates
     /// reach admins' terminals through the CSV, the JSON and the CLI: refused as the C0 controls are.
-    @Test(arguments: ["\u{80}", "\u{85}", "\u{9B}31mred", "\u{9F}", "\u{61C}", "\u{200E}", "\u{200F}", "\u{202A}", "\u{202B}",
+    @Test(arguments: ServiceHarness.Mode.allCases, ["\u{80}", "\u{85}", "\u{9B}31mred", "\u{9F}", "\u{61C}", "\u{200E}", "\u{200F}", "\u{202A}", "\u{202B}",
                       "\u{202C}", "\u{202D}", "fraud \u{202E}gnp.exe", "\u{2066}", "\u{2067}", "\u{2068}", "x\u{2069}"])
-    func c1AndBidiControlsAreRefused(reason: String) async throws {
-        try await withService { h in
+    func c1AndBidiControlsAreRefused(mode: ServiceHarness.Mode, reason: String) async throws {
+        try await withService(mode: mode) { h in
             let answer = try await Self.ban(h, reason: reason)
             #expect(answer.status == 400 && answer.code == "bad_request", "\(answer.text)")
             #expect(answer.json?["error"]?["message"]?.stringValue?.contains("bidirectional") == true)
@@ -57,8 +58,8 @@ struct ReasonLimitTests {
 
     /// Their neighbours are text: a no-break space (U+00A0), a zero-width joiner (U+200D, in emoji sequences), a
     /// hyphen (U+2010), a narrow no-break space (U+202F), Arabic punctuation around U+061C.
-    @Test func theNeighboursOfTheRefusedRangesAreKept() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func theNeighboursOfTheRefusedRangesAreKept(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let reason = "a\u{A0}b 👩\u{200D}💻 re\u{2010}install c\u{202F}d \u{60C}\u{61B}\u{61D}"
             let answer = try await Self.ban(h, reason: reason)
             #expect(answer.status == 202, "\(answer.text)")
@@ -68,8 +69,8 @@ struct ReasonLimitTests {
         }
     }
 
-    @Test func printableReasonsWithAccentsAndEmojiAreKept() async throws {
-        try await withService { h in
+    @Test(arguments: ServiceHarness.Mode.allCases) func printableReasonsWithAccentsAndEmojiAreKept(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h in
             let answer = try await Self.ban(h, reason: "fraude répétée 😀 — see ticket #12")
             #expect(answer.status == 202, "\(answer.text)")
             let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")

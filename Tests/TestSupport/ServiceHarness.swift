@@ -1,5 +1,6 @@
 import DeviceCheckModel
 import Foundation
+import HTTPServer
 import OutboundHTTP
 import Sandbox
 import TokenSigning
@@ -10,9 +11,21 @@ import WireFormats
 
 /// A real TwoBits service and a real Apple sandbox on loopback ports, with API keys for each role.
 /// Tests take one through `withService`, which always closes it.
+///
+/// In `.inProcess` mode the service opens no socket: `request` hands the request to the service's pipeline
+/// (`TwoBitsService.respond(to:)`) on its event loops, and the sandbox stays on loopback (docs/testing.md).
 public final class ServiceHarness: Sendable {
     public static let teamID = sandboxTeamID
     public static let keyID = sandboxKeyID
+
+    /// How requests reach the service.
+    public enum Mode: String, Sendable, CaseIterable, CustomStringConvertible {
+        /// Real HTTP over loopback (libcurl to libmicrohttpd): the live layer, edge included.
+        case loopback
+        /// Straight into the request pipeline, without sockets or the HTTP edge.
+        case inProcess
+        public var description: String { rawValue }
+    }
 
     /// What a test asks of its service; `withService` builds the typed `ServiceConfiguration` from it (through
     /// the service's own parser, so every test configuration is one the binary would accept too).
@@ -57,6 +70,8 @@ public final class ServiceHarness: Sendable {
     /// API keys by client name: "marketing" (promotions), "mainapi" (tokens), "admin" (admin), "all" (every role).
     public let keys: [String: String]
 
+    public let mode: Mode
+
     public var base: String { "http://127.0.0.1:\(service.port)" }
 
     /// A started service; prefer `withService`, which closes it whatever the test does.
@@ -68,7 +83,8 @@ public final class ServiceHarness: Sendable {
                                           adjust: adjust))
     }
 
-    public init(_ configuration: Configuration) async throws {
+    public init(_ configuration: Configuration, mode: Mode = .loopback) async throws {
+        self.mode = mode
         directory = try makeTemporaryDirectory(prefix: "twobits-service-")
         let appleKey = P256PrivateKey.generate()
         try appleKey.pkcs8PEM.write(toFile: directory + "/AuthKey.p8", atomically: true, encoding: .utf8)
@@ -113,7 +129,10 @@ public final class ServiceHarness: Sendable {
         let collector = log
         service = try TwoBitsService(configuration: parsed, logger: LogWriter(sink: { data in collector.append(data) }),
                                      receiptRenewer: configuration.receiptRenewer)
-        try await service.start()
+        switch mode {
+        case .loopback: try await service.start()
+        case .inProcess: try await service.startInProcess()
+        }
     }
 
     /// Shuts the service, the sandbox and the test client down and removes the directory. `withService` calls
@@ -136,17 +155,49 @@ public final class ServiceHarness: Sendable {
         public let json: JSONValue?
         public let text: String
         public let response: OutboundResponse
+        /// The answer's headers in `.inProcess` mode; nil over loopback (the libcurl client keeps none).
+        public let headers: [(String, String)]?
         public var code: String? { json?["error"]?["code"]?.stringValue }
+
+        /// The first value of a header by case-insensitive name (in `.inProcess` mode).
+        public func header(_ name: String) -> String? {
+            headers?.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
     }
 
+    /// `path` may carry a query (`/v1/x?a=1`); `key` is a client name of `keys` or a raw key.
     public func request(_ method: String, _ path: String, key: String? = "all", body: String? = nil,
                         headers: [(String, String)] = [], contentType: String? = "application/json") async throws -> Answer {
         var h = headers
         if let key { h.append(("Authorization", "Bearer " + (keys[key] ?? key))) }
         if body != nil, let contentType { h.append(("Content-Type", contentType)) }
-        let response = try await client.send(OutboundRequest(method: method, url: base + path, headers: h,
-                                                               body: body.map { Data($0.utf8) }, timeoutMilliseconds: 20_000))
-        return Answer(status: response.status, json: try? JSONValue.parse(response.body), text: response.text, response: response)
+        let bodyData = body.map { Data($0.utf8) }
+        switch mode {
+        case .loopback:
+            let response = try await client.send(OutboundRequest(method: method, url: base + path, headers: h,
+                                                                   body: bodyData, timeoutMilliseconds: 20_000))
+            return Answer(status: response.status, json: try? JSONValue.parse(response.body), text: response.text, response: response,
+                          headers: nil)
+        case .inProcess:
+            return try await respond(method, path, headers: h, body: bodyData)
+        }
+    }
+
+    /// One request through `TwoBitsService.respond(to:)`, with the headers libcurl adds that the pipeline reads.
+    private func respond(_ method: String, _ target: String, headers: [(String, String)], body: Data?) async throws -> Answer {
+        var fields = [("Host", "127.0.0.1"), ("Accept", "*/*")]
+        if let body { fields.append(("Content-Length", String(body.count))) }
+        fields += headers
+        let answer: ServerResponse
+        do throws(HTTPRefusal) {
+            answer = await service.respond(to: try ServerRequest(method: method, target: target, headers: fields, body: body ?? Data()))
+        } catch {
+            answer = error.response // the edge's refusal of the query, as loopback would get it
+        }
+        if answer.dropConnection { throw HarnessError("\(method) \(target): the service dropped the request without an answer") }
+        let response = OutboundResponse(status: answer.status, body: answer.body)
+        return Answer(status: answer.status, json: try? JSONValue.parse(answer.body), text: response.text, response: response,
+                      headers: answer.headers)
     }
 
     public func post(_ path: String, _ body: String, key: String? = "all", headers: [(String, String)] = []) async throws -> Answer {
@@ -156,14 +207,14 @@ public final class ServiceHarness: Sendable {
 
 /// Runs `body` against a started service and sandbox (`ServiceHarness`), and always closes both afterwards,
 /// also when `body` throws.
-public func withService<T>(_ configuration: ServiceHarness.Configuration = .init(),
+public func withService<T>(_ configuration: ServiceHarness.Configuration = .init(), mode: ServiceHarness.Mode = .loopback,
                            _ body: (ServiceHarness) async throws -> T) async throws -> T {
-    try await withStartedService(configuration, body)
+    try await withStartedService(configuration, mode: mode, body)
 }
 
-private func withStartedService<T>(_ configuration: ServiceHarness.Configuration,
+private func withStartedService<T>(_ configuration: ServiceHarness.Configuration, mode: ServiceHarness.Mode,
                                    _ body: (ServiceHarness) async throws -> T) async throws -> T {
-    let harness = try await ServiceHarness(configuration)
+    let harness = try await ServiceHarness(configuration, mode: mode)
     let result: T
     do {
         result = try await body(harness)
@@ -178,9 +229,9 @@ private func withStartedService<T>(_ configuration: ServiceHarness.Configuration
 /// `withService` for a body that returns nothing, so that the closure's type is known before its body is checked.
 /// A body whose only `try` sits inside `#expect(…)` may still be inferred non-throwing (the macro is expanded
 /// later): such a body says `{ h async throws in`.
-public func withService(_ configuration: ServiceHarness.Configuration = .init(),
+public func withService(_ configuration: ServiceHarness.Configuration = .init(), mode: ServiceHarness.Mode = .loopback,
                         _ body: (ServiceHarness) async throws -> Void) async throws {
-    try await withStartedService(configuration, body)
+    try await withStartedService(configuration, mode: mode, body)
 }
 
 /// Threads of this process right now (Linux).

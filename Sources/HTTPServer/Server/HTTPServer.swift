@@ -24,15 +24,18 @@ public final class HTTPServer<Context: Sendable>: Sendable {
     let core: ServerCore<Context>
     public var configuration: HTTPServerConfiguration { core.configuration }
 
-    private let givenGroup: EventLoopGroup?
-    private let state = Lock<State>(State())
-    private struct State {
+    let givenGroup: EventLoopGroup?
+    let state = Lock<State>(State())
+    struct State {
         var daemons: [LoopDaemon<Context>] = []
         var ownGroup: EventLoopGroup?
         /// The receive scan re-arms itself while this holds (set at start, cleared by shutdown).
         var scanning = false
         var port: UInt16 = 0
         var limits = Limits(openFiles: OpenFileLimit(soft: 0, hard: 0), maxConnections: 0)
+        /// Serving in process (`startInProcess`): the loops `respond(to:)` runs handlers on, and the next one's index.
+        var inProcessLoops: [EventLoop] = []
+        var nextInProcessLoop = 0
     }
 
     /// The connection caps in force, after the open-file limit was raised and applied.
@@ -170,8 +173,16 @@ public final class HTTPServer<Context: Sendable>: Sendable {
             defer { s.daemons = []; s.ownGroup = nil; s.scanning = false }
             return (s.daemons, s.ownGroup)
         }
-        guard let first = daemons.first else { return }
         let core = self.core
+        guard let first = daemons.first else {
+            // In process (no daemon): the handlers `respond(to:)` still runs get the grace period, then the loops stop.
+            state.withLock { $0.inProcessLoops = [] }
+            if let ownGroup {
+                _ = await core.tasks.waitUntilIdle(timeout: .milliseconds(max(0, graceMilliseconds)), timerLoop: ownGroup.loops[0])
+                Self.stopLoops(ownGroup)
+            }
+            return
+        }
         for daemon in daemons { await daemon.loop.submit { daemon.quiesce() } }
         if !(await core.tasks.waitUntilIdle(timeout: .milliseconds(max(0, graceMilliseconds)), timerLoop: first.loop)) {
             for daemon in daemons { await daemon.loop.submit { daemon.answerAll { core.shuttingDown($0, &$1) } } }
@@ -184,7 +195,7 @@ public final class HTTPServer<Context: Sendable>: Sendable {
 
     /// Stops the server's own loops, after the work queued on them; not from a loop thread, which
     /// cannot join itself.
-    private static func stopLoops(_ group: EventLoopGroup) {
+    static func stopLoops(_ group: EventLoopGroup) {
         if EventLoop.current == nil { group.shutdown() } else { DetachedThread.start(name: "twobits-shutdown") { group.shutdown() } }
     }
 }
