@@ -65,7 +65,7 @@ package struct DERReader {
     /// The next element as a non-negative INTEGER that fits 31 bits, minimally encoded.
     package mutating func readSmallInteger() throws(DERError) -> Int {
         let contents = try read(tag: 0x02)
-        let value = contents.remaining
+        let value = Array(contents.remaining)
         guard !value.isEmpty, value.count <= 4 else { throw .badInteger }
         guard value[0] & 0x80 == 0 else { throw .badInteger }
         // A leading zero is only allowed before a byte whose top bit is set.
