@@ -1,5 +1,4 @@
 public import FoundationEssentials
-import TwoBitsCrypto
 
 /// A receipt's payload, parsed: `SET OF SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`.
 ///
@@ -78,8 +77,9 @@ public struct ReceiptPayload: Sendable, Equatable {
         clientHash = try required(.clientHash)
 
         attestedCertificate = try required(.attestedCertificate)
-        do { attestedPublicKey = try X509Certificate(der: attestedCertificate).p256PublicPoint() } catch {
-            throw refuse("field 3 (attested certificate): \(error)")
+        switch CredentialCertificateKey.publicKey(attestedCertificate) {
+        case .success(let key): attestedPublicKey = key
+        case .failure(let error): throw refuse("field 3 is not a DER certificate of a P-256 key: \(error)")
         }
 
         // Refreshed receipts carry the metric and Not Before; an ATTEST receipt carries neither (read if present).
