@@ -105,6 +105,24 @@ struct ReceiptVerifierTests {
         }
     }
 
+    @Test func aForgedSignedAttributeReceiptIsRefused() {
+        let (key, _) = attested()
+        let payload = receiptFields(key).der
+        // Signed over the payload (the 2020 quirk) but the digest attribute vouches for other content.
+        let forged = receipts.sign(payload: payload, form: .signedAttributesOverPayload, messageDigest: SHA256Digest.hash(Data("other".utf8)))
+        #expect(step { _ = try verifier.verify(forged, appID: appID.description, publicKey: key.publicKey, at: now, freshness: nil) } == .signature)
+        // RFC 5652's form with a digest that is not the payload's: OpenSSL refuses it, and so does the quirk's path.
+        let standard = receipts.sign(payload: payload, form: .signedAttributes, messageDigest: SHA256Digest.hash(Data("other".utf8)))
+        #expect(step { _ = try verifier.verify(standard, appID: appID.description, publicKey: key.publicKey, at: now, freshness: nil) } == .signature)
+    }
+
+    @Test func aSignerWithoutTheReceiptMarkerIsRefusedAtTheChain() {
+        let (key, _) = attested()
+        let unmarked = ReceiptAuthority(now: now, signerMarker: false)
+        let receipt = unmarked.sign(payload: receiptFields(key).der)
+        #expect(step { _ = try unmarked.verifier.verify(receipt, appID: appID.description, publicKey: key.publicKey, at: now, freshness: nil) } == .chain)
+    }
+
     @Test func aFlippedPayloadByteIsRefusedAtTheSignature() throws {
         let (key, receipt) = attested()
         var bytes = [UInt8](receipt)

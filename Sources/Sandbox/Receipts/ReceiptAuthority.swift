@@ -25,7 +25,9 @@ public final class ReceiptAuthority: Sendable {
     /// Apple's chunk size for the payload's constructed OCTET STRING.
     public static let chunkSize = 1000
 
-    public init(now: Date = Date()) {
+    /// - Parameter signerMarker: false leaves Apple's marker extension out of the signer certificate, for tests
+    ///   of a verifier that must refuse a signer that is not a receipt signer.
+    public init(now: Date = Date(), signerMarker: Bool = true) {
         let year: TimeInterval = 365 * 86_400
         root = try! X509CertificateBuilder(commonName: "TwoBits Sandbox Root CA - G3", serial: 1, notBefore: now - year, notAfter: now + 20 * year, isCA: true)
             .issue(subjectKey: rootKey.publicKey, issuer: nil, issuerKey: rootKey)
@@ -35,7 +37,7 @@ public final class ReceiptAuthority: Sendable {
         // The marker extension's value is ASN.1 NULL in Apple's certificates.
         signer = try! X509CertificateBuilder(commonName: "Application Attestation Fraud Receipt Signing", serial: 3, notBefore: now - 30 * 86_400,
                                              notAfter: now - 30 * 86_400 + Self.signerValidity, isCA: false,
-                                             extensions: [(ReceiptVerifier.receiptSignerOID, Data([0x05, 0x00]))])
+                                             extensions: signerMarker ? [(ReceiptVerifier.receiptSignerOID, Data([0x05, 0x00]))] : [])
             .issue(subjectKey: signerKey.publicKey, issuer: intermediate, issuerKey: intermediateKey)
         signerIssuerAndSerial = Self.issuerAndSerial(of: signer.der)
         // The root was built above; a verifier over it cannot fail to build.
@@ -49,7 +51,8 @@ public final class ReceiptAuthority: Sendable {
     public let verifier: ReceiptVerifier
 
     /// Signs `payload` into a receipt: CMS signed-data, BER, indefinite lengths, the payload in 1,000-byte chunks.
-    public func sign(payload: Data, form: ReceiptSignatureForm = .plain) -> Data {
+    /// `messageDigest` replaces the attribute's SHA-256 of the payload (tests of a forged attribute).
+    public func sign(payload: Data, form: ReceiptSignatureForm = .plain, messageDigest: Data? = nil) -> Data {
         let sha256 = BER.sequence(BER.sha256OID)
         var chunks: [Data] = []
         var start = payload.startIndex
@@ -69,7 +72,7 @@ public final class ReceiptAuthority: Sendable {
         case .signedAttributes, .signedAttributesOverPayload:
             let attributes = [
                 BER.sequence(BER.contentTypeOID, BER.set([BER.dataOID])),
-                BER.sequence(BER.messageDigestOID, BER.set([BER.octetString(SHA256Digest.hash(payload))])),
+                BER.sequence(BER.messageDigestOID, BER.set([BER.octetString(messageDigest ?? SHA256Digest.hash(payload))])),
             ].reduce(Data(), +)
             // Signed as a SET (RFC 5652 5.4), carried as [0] IMPLICIT.
             let signedAsSet = BER.definite(0x31, attributes)
