@@ -156,6 +156,15 @@ import WireFormats
         }
     }
 
+    @Test func applesDeviceCheckHostsMapToTheirDataHostsAndTheSandboxToItself() {
+        #expect(AppleClientConfiguration(baseURL: AppleEnvironment.production.baseURL).appAttestDataBaseURL == "https://data.appattest.apple.com")
+        #expect(AppleClientConfiguration(baseURL: AppleEnvironment.development.baseURL + "/").appAttestDataBaseURL
+            == "https://data-development.appattest.apple.com")
+        #expect(AppleClientConfiguration(baseURL: "http://127.0.0.1:9/").appAttestDataBaseURL == "http://127.0.0.1:9")
+        #expect(AppleClientConfiguration(baseURL: "http://127.0.0.1:9", appAttestDataBaseURL: "http://127.0.0.1:10/").appAttestDataBaseURL
+            == "http://127.0.0.1:10")
+    }
+
     /// One raw call to the endpoint, for what the client never sends.
     static func post(_ h: SandboxHarness, body: Data, authorization: String) async throws -> Int {
         try await SandboxControlAPITests.http.send(OutboundRequest(method: "POST", url: h.sandbox.baseURL + "/v1/attestationData",

@@ -24,15 +24,16 @@ public final class CMSSignedData: @unchecked Sendable {
             twobits_cms_read(raw.bindMemory(to: UInt8.self).baseAddress, raw.count)
         }
         guard let parsed else { throw .malformed("not one CMS content info: \(drainOpenSSLErrors())") }
-        cms = parsed
-        guard twobits_cms_signer_count(parsed) == 1 else {
-            throw .malformed(twobits_cms_signer_count(parsed) < 0 ? "not signed-data" : "not exactly one signer")
-        }
+        // A class whose init throws before every property is set never runs deinit: free it here then.
+        var kept = false
+        defer { if !kept { CMS_ContentInfo_free(parsed) } }
+        let signers = twobits_cms_signer_count(parsed)
+        guard signers == 1 else { throw .malformed(signers < 0 ? "not signed-data" : "not exactly one signer") }
         guard OBJ_obj2nid(CMS_get0_eContentType(parsed)) == NID_pkcs7_data else { throw .malformed("the content type is not id-data") }
         guard let slot = CMS_get0_content(parsed), let octets = slot.pointee else { throw .malformed("no embedded content") }
         let length = Int(ASN1_STRING_length(octets))
         guard length > 0, let start = ASN1_STRING_get0_data(octets) else { throw .malformed("empty content") }
-        content = Data(bytes: start, count: length)
+        let content = Data(bytes: start, count: length)
         var certificates: [X509Certificate] = []
         if let stack = twobits_cms_certificates(parsed) {
             defer { twobits_x509_stack_free_all(stack) }
@@ -41,8 +42,11 @@ public final class CMSSignedData: @unchecked Sendable {
                 do { certificates.append(try X509Certificate(sharing: cert)) } catch { throw .malformed("certificate \(index): \(error)") }
             }
         }
+        cms = parsed
+        self.content = content
         self.certificates = certificates
         hasSignedAttributes = CMS_signed_get_attr_count(twobits_cms_signer(parsed, 0)) > 0
+        kept = true
     }
 
     deinit { CMS_ContentInfo_free(cms) }
