@@ -6,7 +6,9 @@ import Glibc
 import WireFormats
 #endif
 
-// AppAttestBench: CPU per App Attest attestation and per assertion verification, on a real capture.
+// AppAttestBench: CPU per App Attest attestation and per assertion verification, on a real capture, and per
+// receipt verification on a sandbox receipt (Tests/Fixtures/AppAttest/sandbox-receipts.json: Apple's encoding,
+// a three-certificate chain; "receipt_us", target ≤ 1000 µs, the intermediate remembered as for attestations).
 //
 // usage: AppAttestBench [--seconds N] [--fixture FILE]
 //
@@ -105,8 +107,38 @@ let (parseMicros, _) = measure(part) { _ = try? X509Certificate(der: x5c[0]); _ 
 let (chainMicros, _) = measure(part) { try? AppleRootCertificates.appAttestationVerifier.verify(leaf: leaf, intermediates: [intermediate], at: at) }
 let (keyMicros, _) = measure(part) { _ = try? P256PublicKey(uncompressedPoint: verified.publicKey) }
 
+// A refreshed receipt: CMS (BER) parse, signature, chain (intermediate remembered), payload, app id, key.
+let receiptPath = URL(fileURLWithPath: fixturePath).deletingLastPathComponent().appendingPathComponent("sandbox-receipts.json").path
+guard let receiptData = FileManager.default.contents(atPath: receiptPath),
+      let receiptJSON = try? JSONSerialization.jsonObject(with: receiptData) as? [String: Any],
+      let receiptAppID = receiptJSON["app_id"] as? String,
+      let receiptKey = (receiptJSON["public_key"] as? String).flatMap({ Data(hexString: $0) }),
+      let receiptAt = (receiptJSON["verify_at"] as? String).flatMap({ ReceiptTime.parse(Data($0.utf8)) }),
+      let receiptRoot = (receiptJSON["root_pem"] as? String).flatMap({ try? X509Certificate(pem: $0) }),
+      let receipt = (receiptJSON["receipt"] as? String).flatMap({ Data(base64Encoded: $0) }) else {
+    fail("cannot read the receipt fixture \(receiptPath)")
+}
+let receipts = try! ReceiptVerifier(root: receiptRoot)
+do { _ = try receipts.verify(receipt, appID: receiptAppID, publicKey: receiptKey, at: receiptAt, freshness: nil) } catch {
+    FileHandle.standardError.write(Data("AppAttestBench: the receipt fixture does not verify: \(error)\n".utf8))
+    exit(1)
+}
+let (receiptMicros, receiptCount) = measure(seconds) {
+    _ = try? receipts.verify(receipt, appID: receiptAppID, publicKey: receiptKey, at: receiptAt, freshness: nil)
+}
+
+let signedReceipt = try! CMSSignedData(receipt)
+let receiptSigner = signedReceipt.signerCertificate!
+let receiptIntermediates = signedReceipt.certificates.filter { !$0.hasSameDER(as: receiptSigner) && $0.subject != $0.issuer }
+let (cmsParseMicros, _) = measure(part) { _ = try? CMSSignedData(receipt) }
+let (cmsSignatureMicros, _) = measure(part) { try? signedReceipt.verifySignature() }
+let (receiptChainMicros, _) = measure(part) { try? receipts.chainVerifier.verify(leaf: receiptSigner, intermediates: receiptIntermediates, at: receiptAt) }
+let (payloadMicros, _) = measure(part) { _ = try? ReceiptPayload(signedReceipt.content) }
+
 func rounded(_ x: Double) -> Double { (x * 10).rounded() / 10 }
 print("{\"fixture\":\"\((fixturePath as NSString).lastPathComponent)\",\"attestation_us\":\(rounded(attestationMicros)),\"attestations\":\(attestationCount),"
       + "\"assertion_us\":\(rounded(assertionMicros)),\"assertions\":\(assertionCount),\"assertion_parsed_key_us\":\(rounded(parsedMicros)),"
       + "\"parts_us\":{\"cbor_decode\":\(rounded(cborMicros)),\"x5c_parse\":\(rounded(parseMicros)),\"chain_verify\":\(rounded(chainMicros)),"
-      + "\"key_from_point\":\(rounded(keyMicros))}}")
+      + "\"key_from_point\":\(rounded(keyMicros))},\"receipt_us\":\(rounded(receiptMicros)),\"receipts\":\(receiptCount),"
+      + "\"receipt_parts_us\":{\"cms_parse\":\(rounded(cmsParseMicros)),\"signature\":\(rounded(cmsSignatureMicros)),\"chain_verify\":\(rounded(receiptChainMicros)),"
+      + "\"payload\":\(rounded(payloadMicros))}}")

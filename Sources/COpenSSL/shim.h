@@ -16,6 +16,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
 #include <openssl/x509v3.h>
+#include <openssl/cms.h>
 #include <openssl/objects.h>
 #include <openssl/params.h>
 

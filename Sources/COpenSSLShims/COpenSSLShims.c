@@ -1,6 +1,8 @@
 // See include/COpenSSLShims.h for what each function does.
 #include "COpenSSLShims.h"
 #include <openssl/bn.h>
+#include <limits.h>
+#include <openssl/cms.h>
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/ec.h>
@@ -110,4 +112,44 @@ EVP_PKEY *twobits_p256_public_from_point(const unsigned char *point, size_t len)
     if (EVP_PKEY_fromdata_init(ctx) != 1 || EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_PUBLIC_KEY, params) != 1) pkey = NULL;
     EVP_PKEY_CTX_free(ctx);
     return pkey;
+}
+
+CMS_ContentInfo *twobits_cms_read(const unsigned char *bytes, size_t len) {
+    if (len == 0 || len > (size_t)LONG_MAX) return NULL;
+    const unsigned char *cursor = bytes;
+    CMS_ContentInfo *cms = d2i_CMS_ContentInfo(NULL, &cursor, (long)len);
+    if (cms != NULL && cursor != bytes + len) {
+        CMS_ContentInfo_free(cms);
+        return NULL;
+    }
+    return cms;
+}
+
+int twobits_cms_write_der(CMS_ContentInfo *cms, unsigned char **out) {
+    *out = NULL;
+    int length = i2d_CMS_ContentInfo(cms, out);
+    return length > 0 ? length : 0;
+}
+
+int twobits_cms_signer_count(CMS_ContentInfo *cms) {
+    if (OBJ_obj2nid(CMS_get0_type(cms)) != NID_pkcs7_signed) return -1;
+    STACK_OF(CMS_SignerInfo) *signers = CMS_get0_SignerInfos(cms);
+    return signers ? sk_CMS_SignerInfo_num(signers) : 0;
+}
+
+CMS_SignerInfo *twobits_cms_signer(CMS_ContentInfo *cms, int index) {
+    STACK_OF(CMS_SignerInfo) *signers = CMS_get0_SignerInfos(cms);
+    return signers ? sk_CMS_SignerInfo_value(signers, index) : NULL;
+}
+
+STACK_OF(X509) *twobits_cms_certificates(CMS_ContentInfo *cms) { return CMS_get1_certs(cms); }
+
+int twobits_x509_stack_count(const STACK_OF(X509) *stack) { return stack ? sk_X509_num(stack) : 0; }
+
+X509 *twobits_x509_stack_value(const STACK_OF(X509) *stack, int index) { return sk_X509_value(stack, index); }
+
+void twobits_x509_stack_free_all(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
+
+ASN1_OCTET_STRING *twobits_cms_signer_message_digest(CMS_SignerInfo *signer) {
+    return CMS_signed_get0_data_by_OBJ(signer, OBJ_nid2obj(NID_pkcs9_messageDigest), -3, V_ASN1_OCTET_STRING);
 }

@@ -12,6 +12,7 @@ struct SandboxRouter: Sendable {
         for endpoint in AppleEndpoint.allCases {
             r.add("POST", endpoint.path) { sandbox, request in await sandbox.answerApple(endpoint, request) }
         }
+        r.add("POST", "/v1/attestationData") { sandbox, request in await sandbox.answerAttestationData(request) }
         r.add("POST", "/sandbox/v1/devices") { sandbox, request in sandbox.controlCreateDevice(request) }
         r.add("GET", "/sandbox/v1/devices/{id}") { sandbox, request in sandbox.controlReadDevice(request) }
         r.add("PUT", "/sandbox/v1/devices/{id}") { sandbox, request in sandbox.controlSeedDevice(request) }
@@ -28,6 +29,11 @@ struct SandboxRouter: Sendable {
         r.add("GET", "/sandbox/v1/app-attest/root.pem") { sandbox, _ in
             ServerResponse(status: 200, headers: [("Content-Type", "application/x-pem-file")], body: Data(sandbox.appAttestAuthority.rootPEM.utf8))
         }
+        r.add("GET", "/sandbox/v1/app-attest/receipt-root.pem") { sandbox, _ in
+            ServerResponse(status: 200, headers: [("Content-Type", "application/x-pem-file")], body: Data(sandbox.appAttestAuthority.receiptAuthority.rootPEM.utf8))
+        }
+        r.add("GET", "/sandbox/v1/app-attest/clock") { sandbox, _ in sandbox.controlReadAppAttestClock() }
+        r.add("PUT", "/sandbox/v1/app-attest/clock") { sandbox, request in sandbox.controlSetAppAttestClock(request) }
         r.add("GET", "/sandbox/v1/healthz") { _, _ in .json(200, ["status": "ok"]) }
         router = r
     }

@@ -10,7 +10,7 @@ import PackageDescription
 // A path dependency's identity is the name of its folder (the checkout's name), so it is computed.
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-let targets = ["FuzzJSON", "FuzzBase64URL", "FuzzJWS", "FuzzAppleAnswer", "FuzzConfiguration", "FuzzRequest", "FuzzAppAttest"]
+let targets = ["FuzzJSON", "FuzzBase64URL", "FuzzJWS", "FuzzAppleAnswer", "FuzzConfiguration", "FuzzRequest", "FuzzAppAttest", "FuzzReceipt"]
 
 let package = Package(
     name: "TwoBitsFuzz",

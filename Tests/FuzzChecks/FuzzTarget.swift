@@ -10,6 +10,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case configuration = "FuzzConfiguration"
     case request = "FuzzRequest"
     case appAttest = "FuzzAppAttest"
+    case receipt = "FuzzReceipt"
 
     /// Checks one input; nil when every property holds.
     public func check(_ input: [UInt8]) -> String? {
@@ -21,6 +22,7 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
         case .configuration: return ConfigurationCheck.check(input)
         case .request: return RequestCheck.check(input)
         case .appAttest: return AppAttestCheck.check(input)
+        case .receipt: return ReceiptCheck.check(input)
         }
     }
 

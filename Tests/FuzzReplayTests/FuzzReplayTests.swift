@@ -40,5 +40,7 @@ import TwoBitsCrypto
         #expect(FuzzTarget.jws.check([]) == nil)
         // The App Attest check's fixture is read and verifies, so the "only the capture verifies" branch is live.
         #expect(FuzzTarget.appAttest.check([0]) == nil)
+        // The receipt check's fixture verifies, so its "only the fixture's payloads verify" branch is live.
+        #expect(FuzzTarget.receipt.check([2]) == nil)
     }
 }

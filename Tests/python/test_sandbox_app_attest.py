@@ -116,13 +116,17 @@ def test_the_sandbox_command_writes_the_root_it_serves(tmp_path, sandbox):
     port = free_port()
     root_file = tmp_path / "app-attest-root.pem"
     process = subprocess.Popen([twobits_binary(), "sandbox", "--team-id", TEAM_ID, "--key-id", KEY_ID, "--key-file", str(sandbox.apple_key),
-                                "--listen", f"127.0.0.1:{port}", "--app-attest-root", str(root_file)],
+                                "--listen", f"127.0.0.1:{port}", "--app-attest-root", str(root_file),
+                                "--receipt-root", str(tmp_path / "receipt-root.pem")],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         wait_until(lambda: http("GET", f"http://127.0.0.1:{port}/sandbox/v1/healthz", timeout=2).status == 200, 15, "sandbox", process)
         served = http("GET", f"http://127.0.0.1:{port}/sandbox/v1/app-attest/root.pem")
         assert root_file.read_bytes() == served.raw
         assert served.raw.startswith(b"-----BEGIN CERTIFICATE-----\n")
+        # The receipts' root, another certificate.
+        receipts = http("GET", f"http://127.0.0.1:{port}/sandbox/v1/app-attest/receipt-root.pem")
+        assert (tmp_path / "receipt-root.pem").read_bytes() == receipts.raw != served.raw
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=15)

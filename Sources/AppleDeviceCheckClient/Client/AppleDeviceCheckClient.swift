@@ -13,8 +13,8 @@ import WireFormats
 public final class AppleDeviceCheckClient: DeviceCheckAPI {
     public let configuration: AppleClientConfiguration
     public let tokens: DeveloperTokenProvider
-    private let http: CurlClient
-    private let limiter: InFlightLimiter
+    let http: CurlClient
+    let limiter: InFlightLimiter
     private let observer: (any AppleCallObserver)?
     /// The developer JWT Apple last accepted. A 400 with the authorization body for that same JWT cannot
     /// be about our credentials: it is a device token from a build of the other environment.

@@ -7,6 +7,7 @@
 #include <openssl/bio.h>
 #include <openssl/x509.h>
 #include <openssl/x509_vfy.h>
+#include <openssl/cms.h>
 #include <stddef.h>
 
 /// Generates a fresh P-256 key pair.
@@ -56,4 +57,33 @@ X509 *twobits_x509_chain_top(X509_STORE_CTX *context);
 /// A P-256 public key from its encoded point (EVP_PKEY_fromdata; much cheaper than decoding a
 /// SubjectPublicKeyInfo through OpenSSL 3's decoder framework). Points off the curve are refused.
 EVP_PKEY *twobits_p256_public_from_point(const unsigned char *point, size_t len);
+
+/// Parses one CMS ContentInfo (BER, indefinite lengths allowed, or DER) filling exactly `len` bytes; NULL when
+/// malformed or followed by other bytes.
+CMS_ContentInfo *twobits_cms_read(const unsigned char *bytes, size_t len);
+
+/// Encodes a CMS ContentInfo as DER (definite lengths, the content as one OCTET STRING). Returns the length
+/// written to *out (to free with twobits_openssl_free), or 0.
+int twobits_cms_write_der(CMS_ContentInfo *cms, unsigned char **out);
+
+/// The number of signer infos of a signed-data (sk_CMS_SignerInfo_num is a macro); -1 when not signed-data.
+int twobits_cms_signer_count(CMS_ContentInfo *cms);
+
+/// The signer info at `index`, borrowed from `cms`.
+CMS_SignerInfo *twobits_cms_signer(CMS_ContentInfo *cms, int index);
+
+/// The certificates a signed-data carries, each with a reference of its own; free with twobits_x509_stack_free_all.
+STACK_OF(X509) *twobits_cms_certificates(CMS_ContentInfo *cms);
+
+/// The number of certificates in a stack (a macro).
+int twobits_x509_stack_count(const STACK_OF(X509) *stack);
+
+/// The certificate at `index`, borrowed from the stack (a macro).
+X509 *twobits_x509_stack_value(const STACK_OF(X509) *stack, int index);
+
+/// Frees the stack and drops one reference of each certificate in it (sk_X509_pop_free is a macro).
+void twobits_x509_stack_free_all(STACK_OF(X509) *stack);
+
+/// The signer's messageDigest signed attribute (borrowed), or NULL when it has none.
+ASN1_OCTET_STRING *twobits_cms_signer_message_digest(CMS_SignerInfo *signer);
 #endif

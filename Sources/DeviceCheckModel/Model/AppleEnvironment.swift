@@ -9,4 +9,12 @@ public enum AppleEnvironment: String, Sendable, Codable, CaseIterable {
         case .development: return "https://api.development.devicecheck.apple.com"
         }
     }
+
+    /// The host of App Attest's fraud-metric service (`POST /v1/attestationData`) for the same environment.
+    public var appAttestDataBaseURL: String {
+        switch self {
+        case .production: return "https://data.appattest.apple.com"
+        case .development: return "https://data-development.appattest.apple.com"
+        }
+    }
 }

@@ -10,4 +10,8 @@ public enum AppleResponseBody {
     public static let badBits = "Missing or incorrectly formatted bits"
     public static let badTimestamp = "Missing or incorrectly formatted time stamp"
     public static let methodNotAllowed = "Method Not Allowed"
+    /// `attestationData`'s 400 for a receipt of the other environment.
+    public static let incorrectEnvironment = "Incorrect Environment"
+    /// `attestationData`'s 400 for a missing or malformed receipt body.
+    public static let badPayload = "Bad Payload"
 }

@@ -17,6 +17,8 @@ public final class AppAttestAuthority: Sendable {
     /// A chain nobody trusts, for the `bad_chain` fault: same names, other keys.
     private let rogueKey = P256PrivateKey.generate()
     private let rogueIntermediate: X509Certificate
+    /// The signer of the receipts in attestations and of `attestationData`'s answers (Apple's Root CA - G3 chain).
+    public let receiptAuthority: ReceiptAuthority
 
     public init(now: Date = Date()) {
         let year: TimeInterval = 365 * 86_400
@@ -28,6 +30,7 @@ public final class AppAttestAuthority: Sendable {
         root = ca("TwoBits Sandbox App Attestation Root CA", serial: 1, key: rootKey, issuer: nil, issuerKey: rootKey)
         intermediate = ca("TwoBits Sandbox App Attestation CA 1", serial: 2, key: intermediateKey, issuer: root, issuerKey: rootKey)
         let rogueRoot = ca("TwoBits Sandbox App Attestation Root CA", serial: 1, key: rogueKey, issuer: nil, issuerKey: rogueKey)
+        receiptAuthority = ReceiptAuthority(now: now)
         rogueIntermediate = ca("TwoBits Sandbox App Attestation CA 1", serial: 2, key: rogueKey, issuer: rogueRoot, issuerKey: rogueKey)
     }
 

@@ -19,6 +19,10 @@ final class SimulatedAppAttestKey: Sendable {
     let deviceID: String?
     /// The last assertion's counter (0 after the attestation).
     private let counter = Lock<UInt32>(0)
+    /// Field 5 of its receipts: 88 characters, the base64 of 64 random bytes, the same for every receipt of the key.
+    let receiptToken = SecureRandom.bytes(64).base64EncodedString()
+    /// What Apple's fraud service remembers of the key.
+    let receiptState = Lock(KeyReceiptState())
 
     init(appID: AppID, environment: AppAttestEnvironment, validationCategory: Int?, bundleVersion: String?, deviceID: String?) {
         keyID = SHA256Digest.hash(privateKey.publicKey.uncompressedPoint)
@@ -30,7 +34,8 @@ final class SimulatedAppAttestKey: Sendable {
     }
 
     /// What `attestKey(keyId, clientDataHash:)` returns.
-    func attestationObject(clientDataHash: Data, fault: AttestationFault?, authority: AppAttestAuthority, now: Date) -> Data {
+    /// `receiptNow` is the time of Apple's fraud service (the sandbox's App Attest clock); `now` by default.
+    func attestationObject(clientDataHash: Data, fault: AttestationFault?, authority: AppAttestAuthority, now: Date, receiptNow: Date? = nil) -> Data {
         let point = privateKey.publicKey.uncompressedPoint
         let cose = CBORValue.map([
             (.unsigned(1), .unsigned(2)), (.unsigned(3), .negative(6)), (.negative(0), .unsigned(1)),
@@ -49,13 +54,14 @@ final class SimulatedAppAttestKey: Sendable {
         let nonce = SHA256Digest.hash(authData + (fault == .wrongNonce ? SHA256Digest.hash(clientDataHash) : clientDataHash))
         let notBefore = fault == .expired ? now - 4 * 86_400 : now - 60
         let x5c = authority.x5c(for: privateKey.publicKey, keyID: keyID, nonce: nonce, notBefore: notBefore, rogue: fault == .badChain)
+        let receipt = attestReceipt(credentialCertificate: x5c[0], clientDataHash: clientDataHash, authority: authority.receiptAuthority,
+                                    now: receiptNow ?? now)
         return CBOREncoder.encode(.map([
             (.text("fmt"), .text("apple-appattest")),
             (.text("attStmt"), .map([
                 (.text("x5c"), .array(x5c.map { .bytes($0) })),
-                // Apple's receipt is a PKCS#7 signed by Apple Root CA - G3; the sandbox's is opaque bytes of that
-                // shape's first tag, enough for a server that stores it for later.
-                (.text("receipt"), .bytes(Data([0x30, 0x80]) + Data("twobits sandbox receipt for ".utf8) + Data(keyID.base64EncodedString().utf8))),
+                // An ATTEST receipt, signed under the sandbox's stand-in for Apple Root CA - G3.
+                (.text("receipt"), .bytes(receipt)),
             ])),
             (.text("authData"), .bytes(authData)),
         ]))

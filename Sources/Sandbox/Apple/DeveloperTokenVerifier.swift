@@ -20,11 +20,14 @@ struct DeveloperTokenVerifier: Sendable {
         case expired
     }
 
-    /// Verifies `Authorization: Bearer <jwt>`; returns the JWT on success.
-    func verify(authorization: String?, now: Date) -> Result<String, Failure> {
-        guard let authorization, authorization.hasPrefix("Bearer ") else { return .failure(.malformed) }
+    /// Verifies `Authorization: Bearer <jwt>` (the two-bits API), or the bare `<jwt>` when `bearer` is false
+    /// (`attestationData`, the form proven against Apple); returns the JWT on success.
+    func verify(authorization: String?, now: Date, bearer: Bool = true) -> Result<String, Failure> {
+        guard let authorization else { return .failure(.malformed) }
+        if bearer, !authorization.hasPrefix("Bearer ") { return .failure(.malformed) }
+        if !bearer, authorization.hasPrefix("Bearer ") { return .failure(.malformed) }
         // Spaces around the token are tolerated, as Apple does; inside it they make it malformed.
-        let pieces = authorization.dropFirst("Bearer ".count).split(whereSeparator: { $0 == " " || $0 == "\t" })
+        let pieces = authorization.dropFirst(bearer ? "Bearer ".count : 0).split(whereSeparator: { $0 == " " || $0 == "\t" })
         guard pieces.count == 1, case let jwt = String(pieces[0]), let parts = JWS.decode(jwt),
               parts.header["alg"]?.stringValue == "ES256",
               let kid = parts.header["kid"]?.stringValue,

@@ -47,8 +47,11 @@ extension AppleSandbox {
         case .failure(let refusal): return refusal.response
         case .success(let (key, clientDataHash, fault)):
             let object = key.attestationObject(clientDataHash: clientDataHash, fault: fault.flatMap(AttestationFault.init(rawValue:)),
-                                               authority: appAttestAuthority, now: now())
-            return .json(200, ["attestation_object": object.base64EncodedString()])
+                                               authority: appAttestAuthority, now: now(), receiptNow: appAttestNow())
+            // The receipt inside the object and the key, for tests and tools that do not read CBOR.
+            let receipt = key.receiptState.withLock { $0.lastReceipt } ?? Data()
+            return .json(200, ["attestation_object": object.base64EncodedString(), "receipt": receipt.base64EncodedString(),
+                               "public_key": key.publicKey.base64EncodedString()])
         }
     }
 
@@ -87,6 +90,26 @@ extension AppleSandbox {
         }
         return .success((key, hash, fault))
     }
+}
+
+extension AppleSandbox {
+    /// `GET /sandbox/v1/app-attest/clock` → `{offset_seconds, now}`: the fraud service's clock.
+    func controlReadAppAttestClock() -> ServerResponse {
+        struct Answer: Encodable { let offset_seconds: Int; let now: String }
+        return .json(200, Answer(offset_seconds: Int(appAttestClockOffset), now: ReceiptTime.format(appAttestNow())))
+    }
+
+    /// `PUT /sandbox/v1/app-attest/clock {offset_seconds}`: moves the fraud service's clock (0 puts it back).
+    func controlSetAppAttestClock(_ request: ServerRequest) -> ServerResponse {
+        guard let body = (try? JSONValue.parse(request.body))?.objectValue, body.keys.sorted() == ["offset_seconds"],
+              let seconds = body["offset_seconds"]?.intValue, abs(seconds) <= 3650 * 86_400 else {
+            return appAttestClockError()
+        }
+        appAttestClockOffset = TimeInterval(seconds)
+        return controlReadAppAttestClock()
+    }
+
+    private func appAttestClockError() -> ServerResponse { .json(400, ["error": #"expected {"offset_seconds": whole seconds, at most 10 years either way}"#]) }
 }
 
 /// A control request refused before anything was simulated.

@@ -107,7 +107,9 @@ extension AppleSandbox {
         guard let fault = (try? JSONValue.parse(request.body)).flatMap(Fault.init(json:)) else {
             return controlError(400, #"expected {"kind":"status|timeout|drop","count":N,"status"?,"endpoint"?,"delay_ms"?,"apply"?}"#)
         }
-        if let e = fault.endpoint, AppleEndpoint(rawValue: e) == nil { return controlError(400, "unknown endpoint \(e)") }
+        if let e = fault.endpoint, AppleEndpoint(rawValue: e) == nil, e != Self.attestationDataEndpoint {
+            return controlError(400, "unknown endpoint \(e)")
+        }
         inject(fault)
         return .json(201, fault)
     }

@@ -16,6 +16,8 @@ final class SandboxState: Sendable {
         var callsInFlight = 0
         /// App Attest keys of simulated devices, by key id (standard base64, as `generateKey` returns it).
         var appAttestKeys: [String: SimulatedAppAttestKey] = [:]
+        /// Added to the sandbox's clock for App Attest's fraud service (receipt times, their 30-day windows).
+        var appAttestClockOffset: TimeInterval = 0
     }
 
     let storage: Lock<Storage>

@@ -14,7 +14,7 @@ public final class X509Certificate: @unchecked Sendable {
     public var der: Data { Data(derBytes) }
 
     /// Whether `other` was parsed from exactly the same DER bytes.
-    func hasSameDER(as other: X509Certificate) -> Bool { derBytes == other.derBytes }
+    public func hasSameDER(as other: X509Certificate) -> Bool { derBytes == other.derBytes }
 
     /// Whether these are exactly its DER bytes (without copying them).
     public func hasDER(_ other: Data) -> Bool {
@@ -38,6 +38,17 @@ public final class X509Certificate: @unchecked Sendable {
         }
         cert = parsed
         derBytes = [UInt8](der)
+    }
+
+    /// Takes a reference of its own to a certificate OpenSSL already parsed (a CMS's), keeping its DER.
+    init(sharing parsed: OpaquePointer) throws(X509Error) {
+        var out: UnsafeMutablePointer<UInt8>?
+        let length = i2d_X509(parsed, &out)
+        guard length > 0, let out else { throw .malformed(drainOpenSSLErrors()) }
+        defer { twobits_openssl_free(out) }
+        guard X509_up_ref(parsed) == 1 else { throw .malformed("X509_up_ref failed") }
+        cert = parsed
+        derBytes = [UInt8](UnsafeBufferPointer(start: out, count: Int(length)))
     }
 
     deinit { X509_free(cert) }

@@ -3,7 +3,7 @@ import FoundationEssentials
 import TwoBitsCrypto
 import WireFormats
 
-/// `twobits app-attest verify|verify-assertion`: the App Attest verifiers offline, for a support engineer
+/// `twobits app-attest verify|verify-assertion|receipt`: the App Attest verifiers offline, for a support engineer
 /// holding a failing blob. Prints every step, the first that failed, and exits 1 on a refusal.
 enum AppAttestCommand {
     static let usage = """
@@ -11,6 +11,8 @@ enum AppAttestCommand {
                                      [--environment development|production] [--at RFC3339] [--root PEM-FILE]
            twobits app-attest verify-assertion --assertion FILE --public-key HEX|FILE --app-id TEAMID.bundle.id
                                      (--client-data FILE | --client-data-hex HEX) --counter N
+           twobits app-attest receipt --receipt FILE [--at RFC3339] [--root PEM-FILE] [--app-id TEAMID.bundle.id]
+                                     [--public-key HEX|FILE]
 
     FILE holds base64 (standard or URL-safe) or the raw CBOR. The key id is base64 (as generateKey returns
     it) or 64 hex digits. --client-data-hash is the hex of exactly the bytes the app passed to attestKey:
@@ -18,19 +20,24 @@ enum AppAttestCommand {
     challenge's raw bytes). --at defaults to now, --environment to production, --root to Apple's App
     Attestation Root CA. --public-key is 130 hex digits or a file (hex, base64, raw 65 bytes or PEM
     PUBLIC KEY); --counter is the stored counter the assertion must exceed.
+    receipt verifies an App Attest receipt (FILE: base64 or DER/BER) at --at (default now; a real receipt
+    verifies only inside its signer certificate's validity) to --root (default Apple Root CA - G3), and prints
+    every field. Without --app-id the app id is not checked, without --public-key the key is not; the
+    freshness step (for receipts just received from Apple) is never run offline.
     Exit status: 0 verified, 1 refused (the failing step is named), 2 usage or unreadable input.
     """
 
     static func run(_ raw: [String]) throws -> Int32 {
-        guard let action = raw.first else { throw UsageError("app-attest needs an action: verify or verify-assertion\n\n" + usage) }
+        guard let action = raw.first else { throw UsageError("app-attest needs an action: verify, verify-assertion or receipt\n\n" + usage) }
         let rest = Array(raw.dropFirst())
         switch action {
         case "verify": return try verifyAttestation(rest)
         case "verify-assertion": return try verifyAssertion(rest)
+        case "receipt": return try verifyReceipt(rest)
         case "help", "--help", "-h":
             print(usage)
             return 0
-        default: throw UsageError("unknown app-attest action \(action); use verify or verify-assertion\n\n" + usage)
+        default: throw UsageError("unknown app-attest action \(action); use verify, verify-assertion or receipt\n\n" + usage)
         }
     }
 
@@ -99,6 +106,64 @@ enum AppAttestCommand {
             report(VerificationStep.assertion, failure: error)
             return 1
         }
+    }
+
+    static func verifyReceipt(_ raw: [String]) throws -> Int32 {
+        var args = try Arguments(raw)
+        let receipt = try blob(args.required("receipt"), what: "--receipt")
+        let expectedAppID = try args.value("app-id").map { text in try appID(text).description }
+        let publicKey = try args.value("public-key").map(self.publicKey)
+        let time = try args.value("at").map(self.time) ?? Date()
+        let rootPath = args.value("root")
+        try args.rejectUnknown()
+        let verifier = try rootPath.map { ReceiptVerifier(chainVerifier: try chainVerifier($0)) } ?? ReceiptVerifier()
+
+        print("receipt: \(receipt.count) bytes, at \(time.formatted(.iso8601))")
+        print("root: \(rootPath ?? "Apple Root CA - G3 (compiled in)")")
+        // Without --app-id, the receipt's own (read before verification only to skip the comparison).
+        let checkedAppID = expectedAppID ?? (try? CMSSignedData(receipt)).flatMap { try? ReceiptPayload($0.content) }?.appID ?? ""
+        var skipped: Set<ReceiptStep> = [.freshness]
+        if expectedAppID == nil { skipped.insert(.appID) }
+        if publicKey == nil { skipped.insert(.publicKey) }
+        do {
+            let result = try verifier.verify(receipt, appID: checkedAppID, publicKey: publicKey, at: time, freshness: nil)
+            reportReceipt(failure: nil, skipped: skipped)
+            print("verified")
+            print("  type:          \(result.type.rawValue)")
+            print("  app_id:        \(TerminalText.escaped(result.appID))")
+            print("  environment:   \(result.environment.map(TerminalText.escaped) ?? "absent")")
+            print("  creation:      \(ReceiptTime.format(result.creation))")
+            print("  not_before:    \(result.notBefore.map(ReceiptTime.format) ?? "absent (ATTEST)")")
+            print("  expiration:    \(ReceiptTime.format(result.expiration))")
+            print("  risk_metric:   \(result.riskMetric.map(String.init) ?? "absent (ATTEST)")")
+            print("  token:         \(TerminalText.escaped(result.token))")
+            print("  client_hash:   \(result.clientHash.hexString) (\(result.clientHash.count) bytes)")
+            print("  public_key:    \(result.attestedPublicKey.hexString)")
+            return 0
+        } catch {
+            reportReceipt(failure: error, skipped: skipped)
+            return 1
+        }
+    }
+
+    /// One line per receipt step: ok, not checked, FAILED with the detail, then skipped.
+    static func reportReceipt(failure: ReceiptFailure?, skipped: Set<ReceiptStep>) {
+        var failed = false
+        for step in ReceiptStep.allCases {
+            let name = step.rawValue.padded(to: 14)
+            if failed {
+                print("  skipped  \(name) \(step.summary)")
+            } else if let failure, failure.step == step {
+                print("  FAILED   \(name) \(step.summary)")
+                print("           \(TerminalText.escaped(failure.detail))")
+                failed = true
+            } else if skipped.contains(step) {
+                print("  -        \(name) \(step.summary) (not checked)")
+            } else {
+                print("  ok       \(name) \(step.summary)")
+            }
+        }
+        if let failure { print("refused at step \(failure.step.rawValue)") }
     }
 
     /// One line per step: ok up to the failing one, FAILED with the reason, then skipped.

@@ -15,6 +15,7 @@ enum SandboxCommand {
         let environmentName = args.value("environment") ?? "development"
         let latency = try args.int("latency-ms", default: 0)
         let appAttestRoot = args.value("app-attest-root")
+        let receiptRoot = args.value("receipt-root")
         try args.rejectUnknown()
 
         guard let environment = AppleEnvironment(rawValue: environmentName) else { throw UsageError("--environment must be development or production") }
@@ -31,6 +32,12 @@ enum SandboxCommand {
             // The service trusts this file (app_attest.root_ca_file) for the simulated devices' keys.
             do { try Data(sandbox.appAttestAuthority.rootPEM.utf8).write(to: URL(fileURLWithPath: appAttestRoot)) } catch {
                 throw UsageError("cannot write --app-attest-root \(appAttestRoot): \(error)")
+            }
+        }
+        if let receiptRoot {
+            // What a receipt verifier trusts instead of Apple Root CA - G3 for the sandbox's receipts.
+            do { try Data(sandbox.appAttestAuthority.receiptAuthority.rootPEM.utf8).write(to: URL(fileURLWithPath: receiptRoot)) } catch {
+                throw UsageError("cannot write --receipt-root \(receiptRoot): \(error)")
             }
         }
         do { try sandbox.start() } catch {

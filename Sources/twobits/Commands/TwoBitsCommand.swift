@@ -8,6 +8,7 @@ enum TwoBitsCommand {
       serve   --config FILE                 run the service
       sandbox --team-id ID --key-id ID --key-file FILE [--listen HOST:PORT]
               [--environment development|production] [--latency-ms N] [--app-attest-root FILE]
+              [--receipt-root FILE]
                                             run the Apple DeviceCheck emulator
       apikey                                print a new API key and the key_sha256 for the configuration
       keys    generate|rotate|list|prune --dir DIR [--max-ttl SECONDS] [--database FILE|URL]
