@@ -24,11 +24,11 @@ import WireFormats
     /// A key generated and attested on the sandbox (on `deviceID`'s simulated phone if given).
     static func attestedKey(_ h: SandboxHarness, environment: String = "development", deviceID: String? = nil) async throws -> AttestedKey {
         let device = deviceID.map { #","device_id":"\#($0)""# } ?? ""
-        let created = try await SandboxControlAPITests.call(h, "POST", "/sandbox/v1/app-attest/keys",
+        let created = try await h.control("POST", "/sandbox/v1/app-attest/keys",
                                                              #"{"app_id":"\#(appID)","environment":"\#(environment)"\#(device)}"#)
         let keyID = try #require(created.json?["key_id"]?.stringValue)
         let hash = SHA256Digest.hash(Data("challenge".utf8)).base64EncodedString()
-        let attested = try await SandboxControlAPITests.call(h, "POST", "/sandbox/v1/app-attest/attestations",
+        let attested = try await h.control("POST", "/sandbox/v1/app-attest/attestations",
                                                               #"{"key_id":"\#(keyID)","client_data_hash":"\#(hash)"}"#)
         #expect(attested.status == 200)
         let receipt = try #require(attested.json?["receipt"]?.stringValue.flatMap { Data(base64Encoded: $0) })
@@ -67,7 +67,7 @@ import WireFormats
             guard case .receipt(let first) = await client.attestationData(receipt: key.receipt) else { Issue.record("no receipt"); return }
             #expect(await client.attestationData(receipt: first) == .notModified)
             // A day later (the fraud service's clock, moved through the control API).
-            let moved = try await SandboxControlAPITests.call(h, "PUT", "/sandbox/v1/app-attest/clock", #"{"offset_seconds":86401}"#)
+            let moved = try await h.control("PUT", "/sandbox/v1/app-attest/clock", #"{"offset_seconds":86401}"#)
             #expect(moved.status == 200 && moved.json?["offset_seconds"]?.intValue == 86_401)
             guard case .receipt(let second) = await client.attestationData(receipt: first) else { Issue.record("no receipt a day later"); return }
             let verified = try Self.verify(h, second, key, at: Date() + 86_401)
@@ -134,7 +134,7 @@ import WireFormats
             h.sandbox.inject(Fault(kind: .status, status: 200, body: "<html>not base64</html>", endpoint: AppleSandbox.attestationDataEndpoint))
             #expect(await client.attestationData(receipt: key.receipt) == .unavailable("200 with a body that is not base64"))
             // The same faults through the control API accept the endpoint's name.
-            let injected = try await SandboxControlAPITests.call(h, "POST", "/sandbox/v1/faults",
+            let injected = try await h.control("POST", "/sandbox/v1/faults",
                                                                   #"{"kind":"status","status":500,"count":1,"endpoint":"attestation_data"}"#)
             #expect(injected.status == 201)
             #expect(await client.attestationData(receipt: key.receipt) == .unavailable("server error 500"))
@@ -167,7 +167,7 @@ import WireFormats
 
     /// One raw call to the endpoint, for what the client never sends.
     static func post(_ h: SandboxHarness, body: Data, authorization: String) async throws -> Int {
-        try await SandboxControlAPITests.http.send(OutboundRequest(method: "POST", url: h.sandbox.baseURL + "/v1/attestationData",
+        try await SandboxHarness.controlClient.send(OutboundRequest(method: "POST", url: h.sandbox.baseURL + "/v1/attestationData",
                                                                    headers: [("Authorization", authorization)], body: body, timeoutMilliseconds: 5_000)).status
     }
 }

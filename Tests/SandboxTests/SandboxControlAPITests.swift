@@ -10,13 +10,8 @@ import WireFormats
 /// The sandbox's control API (`/sandbox/v1/...`, docs/sandbox.md) over real HTTP: what the Python suites
 /// and the benchmarks drive, including its refusals of malformed control requests.
 @Suite struct SandboxControlAPITests {
-    static let http = CurlClient(maxConnectionsPerHost: 4, maxTotalConnections: 8)
-
     static func call(_ h: SandboxHarness, _ method: String, _ path: String, _ body: String? = nil) async throws -> (status: Int, json: JSONValue?) {
-        let response = try await http.send(OutboundRequest(method: method, url: h.sandbox.baseURL + path,
-                                                             headers: body == nil ? [] : [("Content-Type", "application/json")],
-                                                             body: body.map { Data($0.utf8) }, timeoutMilliseconds: 5_000))
-        return (response.status, try? JSONValue.parse(response.body))
+        try await h.control(method, path, body)
     }
 
     @Test func devicesAreCreatedSeededReadAndGivenTokens() async throws {
