@@ -50,7 +50,8 @@ cat > "$RUN/config.json" <<JSON
   "bits": {"bit0": "promotion", "bit1": "ban"},
   "promotions": [{"id": "welcome", "starts": "$MONTH"}],
   "tokens": {"issuer": "twobits-demo", "audience": "main-api", "keys_dir": "$RUN/keys"},
-  "app_attest": {"apps": ["$TEAM.com.example.demo"], "environment": "development", "root_ca_file": "$RUN/appattest-root.pem"}
+  "app_attest": {"apps": ["$TEAM.com.example.demo"], "environment": "development", "root_ca_file": "$RUN/appattest-root.pem",
+                 "receipts": {"root_ca_file": "$RUN/receipt-root.pem"}}
 }
 JSON
 
@@ -60,9 +61,9 @@ trap cleanup EXIT INT TERM
 
 # The sandbox's simulated iPhones chain their App Attest keys to a root it generates at start and writes
 # here; the server trusts it (app_attest.root_ca_file), so the server starts once the sandbox is up.
-rm -f "$RUN/appattest-root.pem"
+rm -f "$RUN/appattest-root.pem" "$RUN/receipt-root.pem"
 "$BIN" sandbox --listen "127.0.0.1:$SANDBOX_PORT" --team-id $TEAM --key-id $KEYID --key-file "$RUN/AuthKey_DEMO.p8" \
-    --app-attest-root "$RUN/appattest-root.pem" > "$RUN/sandbox.log" 2>&1 &
+    --app-attest-root "$RUN/appattest-root.pem" --receipt-root "$RUN/receipt-root.pem" > "$RUN/sandbox.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do curl -sf "$SANDBOX/sandbox/v1/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
 "$BIN" serve --config "$RUN/config.json" > "$RUN/server.log" 2>&1 &

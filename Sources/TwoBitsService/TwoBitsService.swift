@@ -44,7 +44,7 @@ public final class TwoBitsService: Sendable {
     private let server: HTTPServer<RequestContext>
 
     /// Builds every component; fails with an error naming the configuration field at fault.
-    /// `receiptRenewer`: renews App Attest receipts at Apple (`app_attest.receipts`); without one no receipt is refreshed.
+    /// `receiptRenewer`: renews App Attest receipts (`app_attest.receipts`); nil: at Apple (or the sandbox), verified.
     public init(configuration: ServiceConfiguration, logger: LogWriter = LogWriter(),
                 receiptRenewer: (any ReceiptRenewing)? = nil) throws(ConfigurationError) {
         self.configuration = configuration
@@ -68,7 +68,8 @@ public final class TwoBitsService: Sendable {
         let apple = AppleDeviceCheckClient(
             configuration: AppleClientConfiguration(
                 baseURL: configuration.apple.effectiveBaseURL, timeoutMilliseconds: configuration.apple.timeoutMilliseconds,
-                maxInFlight: configuration.apple.maxInFlight, maxConnections: configuration.apple.maxConnections),
+                maxInFlight: configuration.apple.maxInFlight, maxConnections: configuration.apple.maxConnections,
+                appAttestDataBaseURL: Self.appAttestDataBaseURL(configuration)),
             tokens: developerTokens, observer: AppleCallMetrics(registry: metrics, statistics: statistics))
         self.apple = apple
 
@@ -105,8 +106,12 @@ public final class TwoBitsService: Sendable {
         // Exported at zero from the start, so that dashboards and the alert see the family (and the first count) at once.
         for outcome in ReceiptRefreshReport.Outcome.allCases { metrics.increment(.appAttestReceiptRefreshes, outcome.rawValue, by: 0) }
         // Each replica refreshes; the ledger's leases keep two from renewing one key.
-        if let settings = configuration.appAttest, appAttest != nil, settings.receipts.enabled, let receiptRenewer {
-            receiptRefresher = ReceiptRefreshRunner(settings: settings.receipts, store: ledger, renewer: receiptRenewer,
+        if let settings = configuration.appAttest, appAttest != nil, settings.receipts.enabled {
+            let renewer: any ReceiptRenewing
+            if let receiptRenewer { renewer = receiptRenewer } else {
+                renewer = AppleReceiptRenewer(apple: apple, verifier: try settings.receipts.receiptVerifier())
+            }
+            receiptRefresher = ReceiptRefreshRunner(settings: settings.receipts, store: ledger, renewer: renewer,
                                                     owner: "receipts-\(SecureRandom.base64URL(bytes: 9))",
                                                     onReport: Self.receiptReporter(metrics: metrics, logger: logger))
         } else {
@@ -293,6 +298,16 @@ public final class TwoBitsService: Sendable {
     }
 
     /// Counts each renewal; logs what an operator must see (an incorrect environment once, a 404, a refusal).
+    /// Where receipts are renewed: on Apple's hosts, the fraud-metric host of the keys' environment
+    /// (`app_attest.environment`, which may differ from DeviceCheck's `apple.environment`: a receipt sent to the
+    /// other host is answered 400 Incorrect Environment); elsewhere (the sandbox) the Apple base URL itself.
+    static func appAttestDataBaseURL(_ configuration: ServiceConfiguration) -> String? {
+        let base = configuration.apple.effectiveBaseURL
+        let apple = base.hasSuffix("/") ? String(base.dropLast()) : base
+        guard let keys = configuration.appAttest?.environment, AppleEnvironment.allCases.contains(where: { $0.baseURL == apple }) else { return nil }
+        return (keys == .production ? AppleEnvironment.production : .development).appAttestDataBaseURL
+    }
+
     static func receiptReporter(metrics: MetricsRegistry, logger: LogWriter) -> @Sendable (ReceiptRefreshReport) -> Void {
         { report in
             metrics.increment(.appAttestReceiptRefreshes, report.outcome.rawValue)

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TwoBitsCrypto
-import TwoBitsService
+@testable import TwoBitsService
 import UseCases
 
 /// `app_attest.receipts` and `app_attest.risk`: read with their defaults, every violation refused naming its field.
@@ -29,6 +29,19 @@ import UseCases
         #expect(try parse(#","risk":{"max_metric":9,"action":"refuse"}"#)?.risk == RiskMetricPolicy(maxMetric: 9, action: .refuse))
     }
 
+    /// Receipts are renewed at Apple's fraud-metric host of the keys' environment (`app_attest.environment`),
+    /// not DeviceCheck's: the other host answers 400 Incorrect Environment. The sandbox serves both paths.
+    @Test func receiptsGoToTheDataHostOfTheKeysEnvironment() throws {
+        func dataURL(apple: String, keys: String) throws -> String? {
+            let json = #"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8",\#(apple)},"tokens":{"audience":"x"},"#
+                + #""app_attest":{"apps":["TEAMID1234.com.example.app"],"environment":"\#(keys)"}}"#
+            return TwoBitsService.appAttestDataBaseURL(try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory))
+        }
+        #expect(try dataURL(apple: #""environment":"development""#, keys: "production") == "https://data.appattest.apple.com")
+        #expect(try dataURL(apple: #""environment":"production""#, keys: "development") == "https://data-development.appattest.apple.com")
+        #expect(try dataURL(apple: #""base_url":"http://127.0.0.1:9""#, keys: "production") == nil, "the sandbox: the Apple base URL itself")
+    }
+
     @Test(arguments: [
         (#","receipts":{"max_refreshes_per_second":0}"#, "app_attest.receipts.max_refreshes_per_second"),
         (#","receipts":{"max_refreshes_per_second":2.5}"#, "app_attest.receipts.max_refreshes_per_second"),
@@ -41,6 +54,8 @@ import UseCases
         (#","risk":{"max_metric":5}"#, "app_attest.risk.action"),
         (#","risk":{"max_metric":5,"action":"block"}"#, "app_attest.risk.action"),
         (#","risk":{"max_metric":5,"action":"flag","notify":true}"#, "app_attest.risk.notify"),
+        (#","receipts":{"root_ca_file":"missing.pem"}"#, "app_attest.receipts.root_ca_file"),
+        (#","receipts":{"root_ca_file":"AuthKey.p8"}"#, "app_attest.receipts.root_ca_file"),
     ])
     func aBadSectionIsRefusedNamingItsField(fields: String, field: String) {
         do {

@@ -237,6 +237,10 @@ class Deployment:
         root = (self.config.get("app_attest") or {}).get("root_ca_file")
         if root:
             args += ["--app-attest-root", str(self.dir / root)]
+        # And the root of its receipts, when the refresher is told to trust it (app_attest.receipts.root_ca_file).
+        receipts_root = (((self.config.get("app_attest") or {}).get("receipts")) or {}).get("root_ca_file")
+        if receipts_root:
+            args += ["--receipt-root", str(self.dir / receipts_root)]
         process = self._spawn("sandbox", args)
         wait_until(lambda: http("GET", self.sandbox_url + "/sandbox/v1/healthz", timeout=2).status == 200,
                    15, "twobits sandbox", process, self.logs["sandbox"])

@@ -60,7 +60,7 @@ extension AppAttestSettings {
             rootOverride: rootFile,
             rollout: try AppAttestRollout.parse(&a),
             maxAttestationsPerSecond: try a.optionalInt("max_attestations_per_second", range: 1...100_000),
-            risk: try RiskMetricPolicy.parse(&a), receipts: try ReceiptRefreshSettings.parse(&a))
+            risk: try RiskMetricPolicy.parse(&a), receipts: try ReceiptRefreshSettings.parse(&a, baseDirectory: baseDirectory))
         try a.rejectUnknownFields()
         return settings
     }

@@ -19,10 +19,12 @@ public struct ReceiptRefreshSettings: Sendable, Equatable {
     public var refusedDelay: TimeInterval
     /// How long the refresher waits when no key is due.
     public var idleDelay: TimeInterval
+    /// A PEM file of the root to trust for receipts instead of Apple Root CA - G3 (the sandbox's); nil: Apple's.
+    public var rootOverride: String?
 
     public init(enabled: Bool = true, maxRefreshesPerSecond: Int = 5, activeWindow: TimeInterval = 30 * 86_400, leaseSeconds: TimeInterval = 120,
                 baseBackoff: TimeInterval = 30, maxBackoff: TimeInterval = 3_600, notYetDelay: TimeInterval = 3_600,
-                refusedDelay: TimeInterval = 86_400, idleDelay: TimeInterval = 10) {
+                refusedDelay: TimeInterval = 86_400, idleDelay: TimeInterval = 10, rootOverride: String? = nil) {
         self.enabled = enabled
         self.maxRefreshesPerSecond = maxRefreshesPerSecond
         self.activeWindow = activeWindow
@@ -32,5 +34,6 @@ public struct ReceiptRefreshSettings: Sendable, Equatable {
         self.notYetDelay = notYetDelay
         self.refusedDelay = refusedDelay
         self.idleDelay = idleDelay
+        self.rootOverride = rootOverride
     }
 }

@@ -1,0 +1,141 @@
+"""Issue 35, Apple's risk metric end to end: `twobits serve` refreshes each attested key's receipt at the
+sandbox's `POST /v1/attestationData` (as strict as Apple's), verifies the new receipt under the root it is
+told to trust, keeps the metric, and `app_attest.risk` refuses a device farm (one phone, many keys) while an
+honest phone's tokens carry `risk: 1`. Three replicas on one PostgreSQL renew each key once; a 429 storm is
+backed off, not hammered."""
+import time
+
+import pytest
+
+import test_app_attest as aa
+from test_replicas import replica_options
+
+RISK = {"max_metric": 3, "action": "refuse"}
+# The keys are production keys (aa.APP_ATTEST): the sandbox, like Apple's production data host, answers 400
+# Incorrect Environment to any other receipt, so it runs in production too.
+PRODUCTION = "production"
+
+
+def app_attest(**fields):
+    return {**aa.APP_ATTEST, "receipts": {"root_ca_file": "receipt-root.pem"}, **fields}
+
+
+def farm_key(deployment, device_id):
+    answer = deployment.sandbox("POST", "/sandbox/v1/app-attest/keys",
+                                {"app_id": aa.APP_ID, "environment": "production", "device_id": device_id})
+    assert answer.status == 201, answer
+    return answer.json["key_id"]
+
+
+def attested(deployment, key_id, replica=None):
+    """Attests `key_id` (a sandbox key) through `replica` (default: the deployment's server)."""
+    replica = replica or deployment
+    value = aa.challenge(replica)
+    body = {"key_id": key_id, "attestation_object": aa.attestation_object(deployment, key_id, value), "challenge": value}
+    answer = replica.post("/v1/app-attest/attestations", body, client="main")
+    assert answer.status == 201, answer
+    return answer.json["artifact"]
+
+
+def key_view(deployment, artifact):
+    answer = deployment.get(f"/v1/admin/app-attest/keys/{artifact}", client="ops")
+    assert answer.status == 200, answer
+    return answer.json
+
+
+def wait_for_metrics(deployment, artifacts, seconds=60):
+    """Polls the admin API until every key has a metric (the refresher looks for due keys every 10 s)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        views = {a: key_view(deployment, a) for a in artifacts}
+        if all(v.get("risk_metric") is not None for v in views.values()):
+            return {a: v["risk_metric"] for a, v in views.items()}
+        time.sleep(0.5)
+    pytest.fail(f"no metric after {seconds} s: {views}")
+
+
+def attestation_data_calls(deployment):
+    return deployment.sandbox("GET", "/sandbox/v1/counters").json["calls"].get("attestation_data", 0)
+
+
+def risk_claim(deployment, answer):
+    return aa.verify_with_jwks(deployment, answer.json["token"]).get("risk")
+
+
+def test_a_device_farm_crosses_max_metric_and_is_refused_while_an_honest_phone_is_not(twobits_factory):
+    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": app_attest(risk=RISK)})
+    farm = deployment.new_device()
+    farm_artifacts = {}
+    for _ in range(4):
+        key_id = farm_key(deployment, farm)
+        farm_artifacts[key_id] = attested(deployment, key_id)
+    honest_key = farm_key(deployment, deployment.new_device())
+    honest = attested(deployment, honest_key)
+    # Before a refresh the metric is unknown: the token has no `risk`, and nothing is refused.
+    first = aa.assert_key(deployment, honest, aa.assertion_request(deployment, honest_key))
+    assert first.status == 200 and risk_claim(deployment, first) is None, first
+
+    metrics = wait_for_metrics(deployment, [honest, *farm_artifacts.values()])
+    assert metrics[honest] == 1
+    assert all(metrics[a] == 4 for a in farm_artifacts.values()), metrics
+    view = key_view(deployment, honest)
+    assert view["receipt_not_before"] and view["receipt_expires_at"] and len(view["risk_history"]) == 1, view
+    # Each key was renewed once: its next renewal waits for the new receipt's Not Before (a day).
+    assert attestation_data_calls(deployment) == 5
+
+    for key_id, artifact in farm_artifacts.items():
+        answer = aa.assert_key(deployment, artifact, aa.assertion_request(deployment, key_id))
+        assert answer.status == 403 and answer.error_code == "assertion_invalid", answer
+        assert answer.json["error"]["reason"] == "risk_metric_exceeded", answer
+    answer = aa.assert_key(deployment, honest, aa.assertion_request(deployment, honest_key))
+    assert answer.status == 200 and risk_claim(deployment, answer) == 1, answer
+    listed = deployment.get("/v1/admin/app-attest/keys?min_risk_metric=4", client="ops")
+    assert listed.status == 200 and len(listed.json["keys"]) == 4, listed
+
+
+def test_a_receipt_under_another_root_is_refused_and_never_stored(twobits_factory):
+    """Without the sandbox's receipt root the refresher trusts Apple Root CA - G3 only: the sandbox's
+    receipts fail at the chain, no metric is kept, and the refusal is counted."""
+    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": {**aa.APP_ATTEST, "risk": RISK}})
+    key_id = aa.new_key(deployment)
+    artifact = attested(deployment, key_id)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and attestation_data_calls(deployment) == 0:
+        time.sleep(0.5)
+    assert attestation_data_calls(deployment) == 1
+    time.sleep(1)
+    assert key_view(deployment, artifact).get("risk_metric") is None
+    metrics = deployment.get("/metrics", client="ops").raw.decode()
+    assert 'twobits_app_attest_receipt_refreshes_total{outcome="refused"} 1' in metrics, metrics
+    assert "chain" in deployment.logs["server"].read_text()
+
+
+def test_a_429_storm_is_backed_off_not_hammered(twobits_factory):
+    """Apple throttles the team, not a key: one 429 pauses every renewal (at least 15 s at first), so a storm
+    sees one call, not one per key and per pass."""
+    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": app_attest()})
+    assert deployment.sandbox("POST", "/sandbox/v1/faults",
+                              {"kind": "status", "status": 429, "count": 1000, "endpoint": "attestation_data"}).status == 201
+    artifacts = [attested(deployment, aa.new_key(deployment)) for _ in range(3)]
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and attestation_data_calls(deployment) == 0:
+        time.sleep(0.2)
+    time.sleep(8)
+    assert attestation_data_calls(deployment) == 1
+    metrics = deployment.get("/metrics", client="ops").raw.decode()
+    assert 'twobits_app_attest_receipt_refreshes_total{outcome="throttled"} 1' in metrics, metrics
+    assert all(key_view(deployment, a).get("risk_metric") is None for a in artifacts)
+
+
+def test_three_replicas_renew_each_key_once(twobits_module_factory, postgres):
+    deployment = twobits_module_factory("risk-trio", autostart=False, environment=PRODUCTION,
+                                        **replica_options(postgres.create_database("risktrio"), app_attest=app_attest()))
+    deployment.start_sandbox()
+    replicas = deployment.start_replicas(3)
+    keys = [aa.new_key(deployment) for _ in range(9)]
+    # Attested through the three replicas in turn: each replica's refresher sees every key as due.
+    artifacts = [attested(deployment, k, replicas[i % 3]) for i, k in enumerate(keys)]
+    metrics = wait_for_metrics(deployment, artifacts)
+    assert all(m == 1 for m in metrics.values()), metrics
+    time.sleep(2)
+    assert attestation_data_calls(deployment) == len(keys)
