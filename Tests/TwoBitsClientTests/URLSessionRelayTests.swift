@@ -108,3 +108,54 @@ import TwoBitsClient
         }
     }
 }
+
+/// A relay written against the first `TwoBitsRelay` (the four calls only, no `challenge(_:)`, no `sessionBinding()`)
+/// that maps its main API's answers into the library's answer types with their public initialisers, as a relay
+/// whose main API answers in its own JSON shape would.
+final class FourCallRelay: TwoBitsRelay, @unchecked Sendable {
+    private let inner: URLSessionRelay
+    private let lock = NSLock()
+    private var bareChallenges = 0
+
+    init(_ inner: URLSessionRelay) { self.inner = inner }
+
+    var challengesAsked: Int { lock.withLock { bareChallenges } }
+
+    func challenge() async throws -> ChallengeAnswer {
+        lock.withLock { bareChallenges += 1 }
+        let answer = try await inner.challenge()
+        return ChallengeAnswer(challenge: answer.challenge, expiresIn: answer.expiresIn, enroll: answer.enroll)
+    }
+
+    func attest(_ request: AttestationRequest) async throws -> TokenAnswer { mapped(try await inner.attest(request)) }
+    func assert(_ request: AssertionRequest) async throws -> TokenAnswer { mapped(try await inner.assert(request)) }
+    func exchange(_ request: FallbackExchangeRequest) async throws -> TokenAnswer { mapped(try await inner.exchange(request)) }
+
+    private func mapped(_ answer: TokenAnswer) -> TokenAnswer {
+        TokenAnswer(token: answer.token, tier: answer.tier, expiresIn: answer.expiresIn, artifact: answer.artifact, counter: answer.counter)
+    }
+}
+
+extension URLSessionRelayTests {
+    /// The protocol's defaults keep such a relay working: the client's challenge with a body reaches its
+    /// `challenge()`, and it binds no session (tokens cached under none).
+    @Test func aRelayOfTheFourFirstCallsStillCarriesTheFlow() async throws {
+        try await withClientHarness { h in
+            let fourCalls = FourCallRelay(relay(h, binding: "ignored: the four-call relay does not forward it"))
+            #expect(await fourCalls.sessionBinding() == nil)
+            let device = try await Device(h, relay: fourCalls)
+            let attested = try await device.client.token(for: .strong, limitedUse: true)
+            let asserted = try await device.client.token(for: .strong, limitedUse: true)
+            #expect(attested.tier == "appattest" && asserted.tier == "appattest" && asserted.value != attested.value)
+            #expect(fourCalls.challengesAsked == 2 && device.relay.calls("challenge") == 2)
+            let key = try #require(await device.keyStore.load())
+            let shown = try await h.admin("GET", "v1/admin/app-attest/keys/\(key.artifact!)")
+            #expect(shown.status == 200 && shown.json["counter"] as? Int == 1, "\(shown.json)")
+
+            let fallback = try await Device(h, appAttestSupported: false, relay: fourCalls)
+            let token = try await fallback.client.token(for: .any)
+            let verdict = try await h.verify(token, binding: nil)
+            #expect(token.tier == "devicecheck" && verdict["valid"] as? Bool == true)
+        }
+    }
+}
