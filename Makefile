@@ -53,7 +53,8 @@ fuzz: deps
 mutate: deps
 	nice -n 10 python3 Tests/mutation/mutate.py $(MUTATE_ARGS)
 
-# Line coverage per product module, Swift and Python suites together (.build-cov; report in .build-cov/coverage/).
+# Line coverage per product module, Swift and Python suites together, beside a throw-away PostgreSQL cluster as
+# `make test` (.ci/postgres.sh; .build-cov; report in .build-cov/coverage/). Target: 95 % of lines per module.
 coverage: deps
 	@nice -n 10 Tests/coverage/coverage.sh
 

@@ -6,6 +6,9 @@
 # (LLVM_PROFILE_FILE=…/%p.profraw), merges them with the toolchain's llvm-profdata (next to `swift`:
 # Debian's LLVM is too old for its profiles) and prints line coverage per product module with the
 # toolchain's llvm-cov. The per-file report is written to .build-cov/coverage/report.txt.
+# The suites run beside a throw-away PostgreSQL cluster (.ci/postgres.sh), as in `make test`, with
+# TWOBITS_REQUIRE_POSTGRES=1, so the PostgreSQL suites run and count instead of skipping: after the build the
+# script runs itself again under `.ci/postgres.sh run` unless TWOBITS_TEST_POSTGRES names a cluster already.
 # A failing test does not stop the run (its coverage still counts); the exit status says whether any failed.
 # COVERAGE_SUITES="swift python" (default) picks the suites to run again; the other's profiles are kept.
 set -uo pipefail
@@ -16,7 +19,15 @@ TOOLS=$(dirname "$(readlink -f "$(command -v "$SWIFT")")")
 OUT=$SCRATCH/coverage
 PROFILES=$OUT/profiles
 
-"$SWIFT" build --build-tests --enable-code-coverage --scratch-path "$SCRATCH" || exit 2
+if [[ -z "${TWOBITS_TEST_POSTGRES:-}" ]]; then
+    "$SWIFT" build --build-tests --enable-code-coverage --scratch-path "$SCRATCH" || exit 2
+    # The cluster starts only now, not idle through the build; the run again skips the (done) build.
+    exec .ci/postgres.sh run -- env TWOBITS_COVERAGE_BUILT=1 "$PWD/Tests/coverage/coverage.sh" "$@"
+fi
+export TWOBITS_REQUIRE_POSTGRES=1
+if [[ -z "${TWOBITS_COVERAGE_BUILT:-}" ]]; then
+    "$SWIFT" build --build-tests --enable-code-coverage --scratch-path "$SCRATCH" || exit 2
+fi
 BIN=$("$SWIFT" build --enable-code-coverage --scratch-path "$SCRATCH" --show-bin-path)
 SUITES=${COVERAGE_SUITES:-swift python}
 mkdir -p "$PROFILES"

@@ -70,3 +70,52 @@ def test_a_corrupted_or_expired_attestation_names_the_failing_step(tmp_path):
 
     usage = run("verify", "--attestation", str(tmp_path / "missing"), "--key-id", FIXTURE["key_id"])
     assert usage.returncode == 2 and "cannot read --attestation" in usage.stderr
+
+
+def test_every_form_of_the_stored_public_key_is_read(tmp_path):
+    done = verify(tmp_path, FIXTURE["attestation"], "--at", FIXTURE["verify_at"])
+    point = bytes.fromhex(next(line.split()[1] for line in done.stdout.splitlines() if line.startswith("  public_key:")))
+    assert len(point) == 65 and point[0] == 0x04
+    assertion = FIXTURE["assertions"][0]
+    (tmp_path / "assertion.b64").write_text(assertion["assertion"])
+    client_data_hex = base64.b64decode(assertion["client_data"]).hex()
+
+    def verify_assertion(public_key, client_data=("--client-data-hex", client_data_hex)):
+        return run("verify-assertion", "--assertion", str(tmp_path / "assertion.b64"), "--public-key", str(public_key),
+                   "--app-id", FIXTURE["app_id"], *client_data, "--counter", "0")
+
+    # The key as a file: hex, base64, the raw 65 bytes, or a PEM PUBLIC KEY (SubjectPublicKeyInfo of the point).
+    spki = bytes.fromhex("3059301306072a8648ce3d020106082a8648ce3d030107034200") + point
+    pem = "-----BEGIN PUBLIC KEY-----\n" + base64.b64encode(spki).decode() + "\n-----END PUBLIC KEY-----\n"
+    for name, content in {"hex": point.hex() + "\n", "base64": base64.b64encode(point).decode(), "raw": point, "pem": pem}.items():
+        path = tmp_path / f"key.{name}"
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        ok = verify_assertion(path)
+        assert ok.returncode == 0 and step_lines(ok.stdout)["signature"] == "ok", (name, ok.stdout, ok.stderr)
+
+    # Another key, well formed: read, then refused at the signature.
+    other = tmp_path / "other.pem"
+    private = subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256"],
+                             capture_output=True, check=True).stdout
+    other.write_bytes(subprocess.run(["openssl", "pkey", "-pubout"], input=private, capture_output=True, check=True).stdout)
+    refused = verify_assertion(other)
+    assert refused.returncode == 1 and step_lines(refused.stdout)["signature"] == "FAILED", refused.stdout
+
+    # What is not a key is a usage error, exit 2, naming the option.
+    (tmp_path / "short.hex").write_text(point.hex()[:-2])
+    short = verify_assertion(tmp_path / "short.hex")
+    assert short.returncode == 2 and "--public-key must be a 65-byte uncompressed P-256 point" in short.stderr, short.stderr
+    (tmp_path / "bad.pem").write_text("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n")
+    bad_pem = verify_assertion(tmp_path / "bad.pem")
+    assert bad_pem.returncode == 2 and f"--public-key {tmp_path / 'bad.pem'}:" in bad_pem.stderr, bad_pem.stderr
+    not_hex = verify_assertion(tmp_path / "key.hex", client_data=("--client-data-hex", "zz"))
+    assert not_hex.returncode == 2 and "--client-data-hex is not hex" in not_hex.stderr
+
+
+def test_help_and_an_unreadable_root(tmp_path):
+    help = run("--help")
+    assert help.returncode == 0 and help.stdout.startswith("usage: twobits app-attest verify")
+    root = tmp_path / "root.pem"
+    root.write_text("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n")
+    refused = verify(tmp_path, FIXTURE["attestation"], "--at", FIXTURE["verify_at"], "--root", str(root))
+    assert refused.returncode == 2 and f"--root {root}:" in refused.stderr, refused.stderr

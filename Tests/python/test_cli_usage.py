@@ -1,6 +1,8 @@
 """The `twobits` command line: usage and exit codes, and `twobits admin` against a running server
 (human and --json output, refusals named, an unreachable server reported)."""
 import json
+import re
+import sqlite3
 
 from conftest import free_port
 
@@ -36,3 +38,46 @@ def test_admin_commands_against_a_running_server(twobits):
     assert no_file.returncode != 0 and "cannot read --token-file" in no_file.stderr
     unreachable = twobits.cli("admin", "pending", "--server", f"http://127.0.0.1:{free_port()}", "--key", key, check=False)
     assert unreachable.returncode == 1 and "cannot reach" in unreachable.stderr
+
+
+def test_version_and_a_missing_required_option(twobits_factory):
+    d = twobits_factory(autostart=False)
+    version = d.cli("--version").stdout.strip()
+    assert re.fullmatch(r"twobits \d+\.\d+\.\d+ \(commit \S+\)", version), version
+    assert d.cli("version").stdout.strip() == version
+    # No --config and no TWOBITS_CONFIG: a usage error naming both, before anything starts.
+    serve = d.cli("serve", check=False, env={"TWOBITS_CONFIG": ""})
+    assert serve.returncode == 2 and "--config is required (or set TWOBITS_CONFIG)" in serve.stderr, serve
+
+
+def test_migrate_a_sqlite_ledger(twobits):
+    ledger = twobits.dir / "twobits.sqlite"
+    with sqlite3.connect(ledger) as db:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+    assert version > 0
+    # A ledger already at the build's version: nothing to apply, and it says so.
+    done = twobits.cli("migrate", "--database", str(ledger))
+    assert done.stdout.strip() == f"schema version {version} → {version}"
+    # A path with no ledger is refused, not created empty.
+    missing = twobits.cli("migrate", "--database", str(twobits.dir / "typo.sqlite"), check=False)
+    assert missing.returncode == 2 and "no SQLite ledger at" in missing.stderr
+    assert not (twobits.dir / "typo.sqlite").exists()
+
+
+def test_admin_state_reads_the_token_from_a_file(twobits):
+    token_file = twobits.dir / "token.txt"
+    token_file.write_text(twobits.mint(twobits.new_device()) + "\n")
+    common = ["--server", twobits.url, "--key", twobits.api_keys["ops"]]
+    state = twobits.cli("admin", "state", "--token-file", str(token_file), *common).stdout
+    assert "bits:        never set" in state and "banned:      no" in state, state
+    twobits.cli("admin", "ban", "--token-file", str(token_file), "--reason", "from a file", *common)
+    assert "banned:      yes" in twobits.cli("admin", "state", "--token-file", str(token_file), *common).stdout
+
+
+def test_sandbox_start_failures_are_reported(twobits):
+    common = ["sandbox", "--team-id", "TEAMID1234", "--key-id", "KEYID12345", "--key-file", str(twobits.apple_key)]
+    # The running sandbox holds its port: a second one says why it cannot listen, exit 1.
+    taken = twobits.cli(*common, "--listen", f"127.0.0.1:{twobits.sandbox_port}", check=False)
+    assert taken.returncode == 1 and taken.stderr.startswith("twobits sandbox:"), taken
+    unwritable = twobits.cli(*common, "--listen", f"127.0.0.1:{free_port()}", "--app-attest-root", "/nonexistent/dir/root.pem", check=False)
+    assert unwritable.returncode == 2 and "cannot write --app-attest-root /nonexistent/dir/root.pem" in unwritable.stderr, unwritable

@@ -12,7 +12,7 @@ struct Device {
     let client: TwoBitsClient
 
     init(_ harness: ClientHarness, appAttestSupported: Bool = true, deviceCheckSupported: Bool = true,
-         keyStore: InMemoryKeyStore = InMemoryKeyStore(), clock: TestClock? = nil, relay: CurlRelay? = nil,
+         keyStore: InMemoryKeyStore = InMemoryKeyStore(), clock: TestClock? = nil, relay: (any TwoBitsRelay)? = nil,
          configure: (inout ClientConfiguration) -> Void = { _ in }) async throws {
         appAttest = SimulatedAppAttestService(sandbox: harness.sandboxURL, http: harness.http, supported: appAttestSupported)
         deviceCheck = try await SimulatedDCDevice(sandbox: harness.sandboxURL, http: harness.http, supported: deviceCheckSupported)
