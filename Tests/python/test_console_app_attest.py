@@ -111,6 +111,9 @@ def test_the_list_filters_by_minimum_metric_and_pages(deployment, keys, console)
     wait_for(console, lambda d: len(listed(d)) == 2)
     more = console.find_element(By.ID, "risk-more")
     assert more.is_displayed()
+    # The next page continues the listed filter, not the inputs edited since.
+    console.find_element(By.ID, "risk-min").clear()
+    console.find_element(By.ID, "risk-min").send_keys("1")
     more.click()
     wait_for(console, lambda d: len(listed(d)) == 3)
     # The API's third page is empty: nothing more to fetch.

@@ -519,10 +519,15 @@ async function openKey(text) {
 }
 
 let riskAfter = null;
+// The filter of the listed pages: "More keys" continues it even if the inputs were edited since.
+let riskFilter = null;
 
 async function loadRisk(fresh) {
-  if (fresh) riskAfter = null;
-  const params = new URLSearchParams({ min_risk_metric: $("risk-min").value.trim(), limit: $("risk-limit").value.trim() });
+  if (fresh || riskFilter === null) {
+    riskAfter = null;
+    riskFilter = { min_risk_metric: $("risk-min").value.trim(), limit: $("risk-limit").value.trim() };
+  }
+  const params = new URLSearchParams(riskFilter);
   if (riskAfter !== null) params.set("after", riskAfter);
   try {
     const page = await api("GET", "/v1/admin/app-attest/keys?" + params.toString());
