@@ -255,7 +255,7 @@ def unlabelled_controls(driver):
 
 
 def test_every_control_is_labelled_and_the_desk_works_by_keyboard(deployment, browser):
-    for page in ("device", "audit", "overview"):
+    for page in ("device", "audit", "overview", "app-attest"):
         go(browser, page)
         assert unlabelled_controls(browser) == [], page
     go(browser, "device")
@@ -298,7 +298,7 @@ def test_an_api_refusal_shows_the_apis_own_message(deployment, browser):
 def test_every_page_fits_a_phone_and_a_laptop_width(deployment, browser, width, height):
     browser.set_window_size(width, height)
     try:
-        for page in ("device", "audit", "overview"):
+        for page in ("device", "audit", "overview", "app-attest"):
             go(browser, page)
             overflow = browser.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
             assert overflow <= 1, f"{page} is {overflow} px wider than a {width} px window"

@@ -13,6 +13,9 @@ enum AdminCommand {
       state   [--token-file FILE]
       pending
       audit   [--limit N] [--before ID]
+      app-attest key ARTIFACT                     an attested key: risk metric, its history, the receipt's times
+      app-attest keys [--min-risk-metric N] [--limit N] [--after ID]
+                                                  keys whose risk metric is at least N, by key id
     The server URL comes from --server or TWOBITS_SERVER; the admin API key from TWOBITS_ADMIN_KEY or
     --key-file FILE (its first line). --key KEY works too, but every user of the machine sees it in ps.
     Device tokens (about 3 KB) are read from --token-file, or from standard input when it is omitted or '-'.
@@ -51,6 +54,9 @@ enum AdminCommand {
             method = "GET"
             path = "/v1/admin/audit?limit=\(try args.int("limit", default: 20))"
             if let before = args.value("before") { path += "&before=\(before)" }
+        case "app-attest":
+            method = "GET"
+            path = try appAttestPath(&args)
         default:
             throw UsageError("unknown admin action \(action)\n\n" + usage)
         }
@@ -74,9 +80,37 @@ enum AdminCommand {
         if json {
             print(response.text)
         } else {
-            print(humanReadable(action, response))
+            print(humanReadable(action == "app-attest" ? "app-attest " + args.positional[1] : action, response))
         }
         return (200..<300).contains(response.status) ? 0 : 1
+    }
+
+    /// `app-attest key ARTIFACT` or `app-attest keys [--min-risk-metric N] [--limit N] [--after ID]`.
+    static func appAttestPath(_ args: inout Arguments) throws -> String {
+        let what = args.positional.count > 1 ? args.positional[1] : ""
+        switch what {
+        case "key":
+            guard args.positional.count == 3 else { throw UsageError("app-attest key needs the key's artifact (or its key id in base64url)\n\n" + usage) }
+            // The path takes the base64url spelling; a standard base64 id is converted, anything else reaches no key.
+            var key = args.positional[2].replacing("+", with: "-").replacing("/", with: "_")
+            while key.hasSuffix("=") { key.removeLast() }
+            guard key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") }) else {
+                throw UsageError("app-attest key: \(TerminalText.escaped(args.positional[2])) is not an artifact or a key id")
+            }
+            return "/v1/admin/app-attest/keys/" + key
+        case "keys":
+            guard args.positional.count == 2 else { throw UsageError("app-attest keys takes no argument besides its options\n\n" + usage) }
+            var path = "/v1/admin/app-attest/keys?min_risk_metric=\(try args.int("min-risk-metric", default: 0))&limit=\(try args.int("limit", default: 50))"
+            if let after = args.value("after") {
+                guard after.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
+                    throw UsageError("--after must be the next_after the previous page printed")
+                }
+                path += "&after=" + after
+            }
+            return path
+        default:
+            throw UsageError("app-attest needs key ARTIFACT or keys\n\n" + usage)
+        }
     }
 
     /// The admin key: `--key-file`, then `TWOBITS_ADMIN_KEY`, then `--key` (with a warning: the
@@ -154,8 +188,39 @@ enum AdminCommand {
             }
             if let next = value["next_before"], next != .null { lines.append("more: --before \(s(next))") }
             return lines.joined(separator: "\n")
+        case "app-attest key":
+            return appAttestKeyLines(value, s).joined(separator: "\n")
+        case "app-attest keys":
+            guard case .array(let items)? = value["keys"], !items.isEmpty else { return "no keys with a risk metric that high" }
+            var lines = items.map {
+                "\(s($0["artifact"]))  risk \(s($0["risk_metric"])) at \(s($0["risk_metric_at"]))  \(s($0["app_id"])) \(s($0["environment"]))\($0["revoked"]?.boolValue == true ? "  revoked" : "")"
+            }
+            if let next = value["next_after"], next != .null { lines.append("more: --after \(s(next))") }
+            return lines.joined(separator: "\n")
         default:
             return TerminalText.escaped(response.text)
         }
+    }
+
+    static func appAttestKeyLines(_ key: JSONValue, _ s: (JSONValue?) -> String) -> [String] {
+        var lines = [
+            "artifact:           \(s(key["artifact"]))",
+            "key id:             \(s(key["key_id"]))",
+            "app:                \(s(key["app_id"])) (\(s(key["environment"])))",
+            "counter:            \(s(key["counter"]))",
+            "first seen:         \(s(key["first_seen"]))",
+            "risk metric:        \(key["risk_metric"].map { $0 == .null ? "unknown" : s($0) } ?? "unknown")",
+            "risk metric at:     \(s(key["risk_metric_at"]))",
+            "receipt not before: \(s(key["receipt_not_before"]))",
+            "receipt expires:    \(s(key["receipt_expires_at"]))",
+            "receipt stopped:    \(s(key["receipt_stopped_at"]))",
+            "revoked:            \(s(key["revoked"]))",
+        ]
+        if key["revoked"]?.boolValue == true { lines.append("revoked at:         \(s(key["revoked_at"])): \(s(key["revoked_reason"]))") }
+        if case .array(let history)? = key["risk_history"], !history.isEmpty {
+            lines.append("risk history (newest first):")
+            lines += history.map { "  \(s($0["at"]))  \(s($0["metric"]))" }
+        }
+        return lines
     }
 }

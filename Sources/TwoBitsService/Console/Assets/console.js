@@ -69,7 +69,7 @@ function fail(error) {
 
 // ---- Routing ----
 
-const pages = ["signin", "device", "audit", "overview"];
+const pages = ["signin", "device", "audit", "overview", "app-attest"];
 
 function route() {
   const signedIn = Boolean(keyStore.getItem(KEY));
@@ -449,6 +449,106 @@ async function revokeSecret(name) {
   } catch (error) { fail(error); }
 }
 
+// ---- App Attest keys ----
+
+// The API takes an artifact or a key id in base64url; a pasted standard base64 id (with + / =) is converted.
+function keyPath(text) {
+  return "/v1/admin/app-attest/keys/" + encodeURIComponent(text.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, ""));
+}
+
+// A small line of the metric over time, oldest left; one dot per renewal. DOM-built SVG, classes only.
+function sparkline(history) {
+  const points = history.slice().reverse();
+  const width = 160, height = 36, pad = 4;
+  const max = Math.max(1, ...points.map((p) => Number(p.metric) || 0));
+  const x = (i) => pad + (points.length > 1 ? i * (width - 2 * pad) / (points.length - 1) : (width - 2 * pad) / 2);
+  const y = (m) => height - pad - (height - 2 * pad) * (Number(m) || 0) / max;
+  const label = "Risk metric over the last " + points.length + " renewals, oldest first: " + points.map((p) => p.metric).join(", ");
+  const chart = svg("svg", { class: "sparkline", viewBox: "0 0 " + width + " " + height, role: "img", "aria-label": label });
+  chart.append(svg("title", {}, label));
+  if (points.length > 1) chart.append(svg("polyline", { points: points.map((p, i) => x(i) + "," + y(p.metric)).join(" ") }));
+  points.forEach((p, i) => {
+    const dot = svg("circle", { cx: x(i), cy: y(p.metric), r: 2.5 });
+    dot.append(svg("title", {}, p.at + ": " + p.metric));
+    chart.append(dot);
+  });
+  return chart;
+}
+
+function keyView(key) {
+  const revoked = el("span", { class: key.revoked ? "banned" : "" }, key.revoked ? "yes" : "no");
+  const metric = key.risk_metric === undefined || key.risk_metric === null ? "unknown (no renewed receipt yet)" : String(key.risk_metric);
+  const history = key.risk_history || [];
+  return el("div", { id: "key-detail" },
+    el("h3", {}, "Key " + key.artifact),
+    definitions([
+      ["Artifact", key.artifact],
+      ["Key id", key.key_id],
+      ["App", key.app_id],
+      ["Environment", key.environment],
+      ["Counter", String(key.counter)],
+      ["Validation category", key.validation_category],
+      ["First seen", key.first_seen],
+      ["Risk metric", metric],
+      ["Metric at", key.risk_metric_at],
+      ["Receipt not before", key.receipt_not_before],
+      ["Receipt expires", key.receipt_expires_at],
+      ["Receipt stopped", key.receipt_stopped_at ? key.receipt_stopped_at + " (Apple has no data: not refreshed any more)" : null],
+      ["Receipt bytes", String(key.receipt_bytes)],
+      ["Revoked", revoked],
+      ["Revoked at", key.revoked_at],
+      ["Revoked reason", key.revoked_reason],
+    ]),
+    el("h4", {}, "Risk metric history (last 10, newest first)"),
+    history.length
+      ? el("div", { id: "key-history" }, sparkline(history), table([{ title: "Time", value: (h) => h.at }, { title: "Metric", value: (h) => h.metric }], history))
+      : el("p", { id: "key-history" }, "No metric yet."));
+}
+
+async function openKey(text) {
+  const out = $("key-result");
+  out.replaceChildren();
+  if (!text) return;
+  try {
+    out.append(keyView(await api("GET", keyPath(text))));
+    out.scrollIntoView({ block: "nearest" });
+    say("");
+  } catch (error) {
+    if (error.status === 404) say("No attested key " + text + ".", true); else fail(error);
+  }
+}
+
+let riskAfter = null;
+// The filter of the listed pages: "More keys" continues it even if the inputs were edited since.
+let riskFilter = null;
+
+async function loadRisk(fresh) {
+  if (fresh || riskFilter === null) {
+    riskAfter = null;
+    riskFilter = { min_risk_metric: $("risk-min").value.trim(), limit: $("risk-limit").value.trim() };
+  }
+  const params = new URLSearchParams(riskFilter);
+  if (riskAfter !== null) params.set("after", riskAfter);
+  try {
+    const page = await api("GET", "/v1/admin/app-attest/keys?" + params.toString());
+    const keys = page.keys || [];
+    const columns = [
+      { title: "Artifact", value: (k) => k.artifact },
+      { title: "App", value: (k) => k.app_id },
+      { title: "Environment", value: (k) => k.environment },
+      { title: "Risk metric", value: (k) => k.risk_metric },
+      { title: "Metric at", value: (k) => k.risk_metric_at || "" },
+      { title: "Revoked", value: (k) => (k.revoked ? "yes" : "no") },
+    ];
+    if (fresh) $("risk-list").replaceChildren();
+    $("risk-list").append(keys.length || !fresh ? table(columns, keys, (k) => openKey(k.artifact))
+      : el("p", {}, "No key with a risk metric of at least " + params.get("min_risk_metric") + "."));
+    riskAfter = page.next_after === undefined || page.next_after === null ? null : page.next_after;
+    $("risk-more").hidden = riskAfter === null || !keys.length;
+    say("");
+  } catch (error) { fail(error); }
+}
+
 // ---- Start ----
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -460,6 +560,9 @@ document.addEventListener("DOMContentLoaded", () => {
   $("audit-more").addEventListener("click", () => loadAudit(false));
   $("audit-csv").addEventListener("click", exportCSV);
   $("secret-form").addEventListener("submit", createSecret);
+  $("key-form").addEventListener("submit", (e) => { e.preventDefault(); openKey($("key-value").value.trim()); });
+  $("risk-form").addEventListener("submit", (e) => { e.preventDefault(); loadRisk(true); });
+  $("risk-more").addEventListener("click", () => loadRisk(false));
   window.addEventListener("hashchange", route);
   route();
 });
