@@ -33,7 +33,7 @@ import Testing
         let epoch = Date(timeIntervalSince1970: 0)
         let key = try #require(try db.query("""
             SELECT NULL AS key_id, NULL AS public_key, NULL AS counter, NULL AS receipt, NULL AS environment, NULL AS app_id,
-                   NULL AS validation_category, NULL AS first_seen_ms, NULL AS revoked_ms, NULL AS revoked_reason
+                   NULL AS validation_category, NULL AS first_seen_ms, NULL AS revoked_ms, NULL AS revoked_reason, NULL AS risk_metric
             """).first)
         #expect(try AppAttestKeyRecord(row: key) == AppAttestKeyRecord(keyID: "", publicKey: Data(), counter: 0, receipt: Data(), environment: "",
                                                                         appID: "", validationCategory: nil, firstSeen: epoch))
