@@ -6,18 +6,10 @@ import UseCases
 
 /// `app_attest.receipts` and `app_attest.risk`: read with their defaults, every violation refused naming its field.
 @Suite struct AppAttestRiskConfigurationTests {
-    let directory: String = {
-        let d = NSTemporaryDirectory() + "twobits-risk-" + SecureRandom.bytes(6).hexString
-        try? FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true)
-        try? P256PrivateKey.generate().pkcs8PEM.write(toFile: d + "/AuthKey.p8", atomically: true, encoding: .utf8)
-        return d
-    }()
+    let section = AppAttestSectionParser()
+    var directory: String { section.directory }
 
-    func parse(_ fields: String) throws(ConfigurationError) -> AppAttestSettings? {
-        let json = #"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"tokens":{"audience":"x"},"#
-            + #""app_attest":{"apps":["TEAMID1234.com.example.app"]\#(fields)}}"#
-        return try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory).appAttest
-    }
+    func parse(_ fields: String) throws(ConfigurationError) -> AppAttestSettings? { try section.parse(fields) }
 
     @Test func receiptsAndRiskAreRead() throws {
         let plain = try #require(try parse(""))

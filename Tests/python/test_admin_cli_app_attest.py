@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from test_app_attest_risk import PRODUCTION, app_attest, attested, farm_key, key_view, wait_for_metrics
+from test_app_attest_risk import PRODUCTION, app_attest, farm_and_honest_phone, key_view
 
 
 @pytest.fixture(scope="module")
@@ -15,14 +15,7 @@ def deployment(twobits_module_factory):
 
 @pytest.fixture(scope="module")
 def keys(deployment):
-    farm = deployment.new_device()
-    farm_keys = {}
-    for _ in range(3):
-        key_id = farm_key(deployment, farm)
-        farm_keys[key_id] = attested(deployment, key_id)
-    honest = attested(deployment, farm_key(deployment, deployment.new_device()))
-    metrics = wait_for_metrics(deployment, [honest, *farm_keys.values()])
-    assert metrics[honest] == 1 and all(metrics[a] == 3 for a in farm_keys.values()), metrics
+    farm_keys, (_, honest) = farm_and_honest_phone(deployment, 3)
     return {"honest": honest, "farm": farm_keys}
 
 

@@ -54,6 +54,21 @@ def wait_for_metrics(deployment, artifacts, seconds=60):
     pytest.fail(f"no metric after {seconds} s: {views}")
 
 
+def farm_and_honest_phone(deployment, farm_size):
+    """`farm_size` keys attested on one simulated phone and one key on another, each renewed once by the
+    refresher: returns (the farm's {key id: artifact}, the honest phone's (key id, artifact))."""
+    farm = deployment.new_device()
+    farm_keys = {}
+    for _ in range(farm_size):
+        key_id = farm_key(deployment, farm)
+        farm_keys[key_id] = attested(deployment, key_id)
+    honest_id = farm_key(deployment, deployment.new_device())
+    honest = attested(deployment, honest_id)
+    metrics = wait_for_metrics(deployment, [honest, *farm_keys.values()])
+    assert metrics[honest] == 1 and all(metrics[a] == farm_size for a in farm_keys.values()), metrics
+    return farm_keys, (honest_id, honest)
+
+
 def attestation_data_calls(deployment):
     return deployment.sandbox("GET", "/sandbox/v1/counters").json["calls"].get("attestation_data", 0)
 

@@ -5,7 +5,7 @@ receipt's not-before and expiry and the metric's history; the list filters by a 
 as the API does; a hostile revocation reason and a hostile typed key are shown as text, never as markup."""
 import pytest
 
-from test_app_attest_risk import PRODUCTION, app_attest, attested, farm_key, key_view, wait_for_metrics
+from test_app_attest_risk import PRODUCTION, app_attest, farm_and_honest_phone, key_view
 from test_console_browser import browser, browser_errors, go, shot, sign_in, wait_for, wait_message  # noqa: F401
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
@@ -22,15 +22,7 @@ def deployment(twobits_module_factory):
 
 @pytest.fixture(scope="module")
 def keys(deployment):
-    farm = deployment.new_device()
-    farm_keys = {}
-    for _ in range(3):
-        key_id = farm_key(deployment, farm)
-        farm_keys[key_id] = attested(deployment, key_id)
-    honest_id = farm_key(deployment, deployment.new_device())
-    honest = attested(deployment, honest_id)
-    metrics = wait_for_metrics(deployment, [honest, *farm_keys.values()])
-    assert metrics[honest] == 1 and all(metrics[a] == 3 for a in farm_keys.values()), metrics
+    farm_keys, (_, honest) = farm_and_honest_phone(deployment, 3)
     revoked_id, revoked = next(iter(farm_keys.items()))
     answer = deployment.post(f"/v1/admin/app-attest/keys/{revoked}/revoke", {"reason": HOSTILE_REASON}, client="ops")
     assert answer.status == 200 and answer.json["revoked_reason"] == HOSTILE_REASON, answer

@@ -72,10 +72,7 @@ public struct ReceiptVerifier: Sendable {
             }
         }
 
-        return VerifiedReceipt(type: payload.type, appID: payload.appID, environment: payload.environment, creation: payload.creation,
-                               notBefore: payload.notBefore, expiration: payload.expiration, riskMetric: payload.riskMetric, token: payload.token,
-                               clientHash: payload.clientHash, attestedCertificate: payload.attestedCertificate,
-                               attestedPublicKey: payload.attestedPublicKey)
+        return VerifiedReceipt(payload)
     }
 
     /// A receipt of September 2020 carried signed attributes whose signature covers the raw payload: accepted

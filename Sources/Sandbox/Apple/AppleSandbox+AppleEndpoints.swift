@@ -26,15 +26,20 @@ extension AppleSandbox {
 
         if let fault = state.nextFault(for: endpoint.rawValue) {
             if fault.apply == true { _ = applyAppleCall(endpoint, request) }
-            switch fault.kind {
-            case .status: return .text(fault.status ?? 503, fault.body ?? "")
-            case .drop: return .dropped
-            case .timeout:
-                try? await Task.sleep(for: .milliseconds(fault.delayMilliseconds ?? 30_000))
-                return .text(503, "")
-            }
+            return await answer(for: fault)
         }
         return applyAppleCall(endpoint, request)
+    }
+
+    /// What a queued fault answers instead of Apple (a status, a dropped connection, or a 503 after its delay).
+    func answer(for fault: Fault) async -> ServerResponse {
+        switch fault.kind {
+        case .status: return .text(fault.status ?? 503, fault.body ?? "")
+        case .drop: return .dropped
+        case .timeout:
+            try? await Task.sleep(for: .milliseconds(fault.delayMilliseconds ?? 30_000))
+            return .text(503, "")
+        }
     }
 
     /// What Apple does with a call that reaches it: checks, then the answer (and, for an update, the write).

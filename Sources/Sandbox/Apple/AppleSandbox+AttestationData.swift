@@ -30,15 +30,7 @@ extension AppleSandbox {
     private func computeAttestationData(_ request: ServerRequest) async -> ServerResponse {
         let latency = latencyMilliseconds
         if latency > 0 { try? await Task.sleep(for: .milliseconds(latency)) }
-        if let fault = state.nextFault(for: Self.attestationDataEndpoint) {
-            switch fault.kind {
-            case .status: return .text(fault.status ?? 503, fault.body ?? "")
-            case .drop: return .dropped
-            case .timeout:
-                try? await Task.sleep(for: .milliseconds(fault.delayMilliseconds ?? 30_000))
-                return .text(503, "")
-            }
-        }
+        if let fault = state.nextFault(for: Self.attestationDataEndpoint) { return await answer(for: fault) }
         return refreshReceipt(request)
     }
 
