@@ -7,6 +7,7 @@ import pytest
 
 from test_app_attest_risk import PRODUCTION, app_attest, farm_and_honest_phone, key_view
 from test_console_browser import browser, browser_errors, go, shot, sign_in, wait_for, wait_message  # noqa: F401
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as EC  # noqa: E402
 
@@ -60,7 +61,11 @@ def list_keys(driver, minimum, per_page):
 
 
 def listed(driver):
-    return [row.find_element(By.CSS_SELECTOR, "td").text for row in driver.find_elements(By.CSS_SELECTOR, "#risk-list tbody tr")]
+    """The artifacts the list shows; [] while it is being redrawn (a row read as the page replaces it is stale)."""
+    try:
+        return [row.find_element(By.CSS_SELECTOR, "td").text for row in driver.find_elements(By.CSS_SELECTOR, "#risk-list tbody tr")]
+    except StaleElementReferenceException:
+        return []
 
 
 def test_a_key_shows_its_metric_receipt_times_and_history(deployment, keys, console):
