@@ -769,6 +769,32 @@ class Bench:
                 outcomes[key] = outcomes.get(key, 0) + int(float(m.group(2)))
         return total, count, outcomes
 
+    def server_timings(self, target):
+        """Sums and counts of the server's own latency histograms from /metrics, over all its replicas:
+        {"ledger": (seconds, count), "request": (seconds, count)}, the request one over every route. Zeros for
+        the Go peer. With the Apple-call histogram they split a request's time into its ledger calls, its
+        Apple calls and the rest (loop turns, queueing)."""
+        sums = {"ledger": [0.0, 0], "request": [0.0, 0]}
+        for host, port in (target.addresses if target.has_metrics else []):
+            h = Http(host, port, timeout=10)
+            try:
+                status, payload = h.request("GET", "/metrics")
+            except (OSError, http.client.HTTPException):
+                continue
+            finally:
+                h.close()
+            if status != 200:
+                continue
+            for line in payload.decode(errors="replace").splitlines():
+                m = re.match(r'^twobits_(ledger_call|http_request)_seconds_(sum|count)(\{[^}]*\})?\s+([0-9.eE+-]+)$', line)
+                if m:
+                    entry = sums["ledger" if m.group(1) == "ledger_call" else "request"]
+                    if m.group(2) == "sum":
+                        entry[0] += float(m.group(4))
+                    else:
+                        entry[1] += int(float(m.group(4)))
+        return {k: tuple(v) for k, v in sums.items()}
+
     def truncate_server_log(self, target):
         for path in target.log_paths:
             with open(path, "r+b") as f:
@@ -821,6 +847,7 @@ class Bench:
         time.sleep(self.args.settle)
         before_counters = self.counters()
         apple0 = self.apple_call_metrics(target)
+        timings0 = self.server_timings(target)
         self.truncate_server_log(target)
         pids = target.pids()
         hwm_reset = all([reset_peak_rss(pid) for pid in pids])
@@ -867,6 +894,11 @@ class Bench:
         after_counters = self.counters()
         apple1 = self.apple_call_metrics(target)
         apple_count = apple1[1] - apple0[1]
+        timings1 = self.server_timings(target)
+
+        def mean_ms(name):
+            count = timings1[name][1] - timings0[name][1]
+            return round(1000.0 * (timings1[name][0] - timings0[name][0]) / count, 1) if count > 0 else None
 
         with open(out_path) as f:
             wrk_out = f.read()
@@ -917,6 +949,10 @@ class Bench:
             # The server's own view of its Apple calls (curl round trip, sandbox latency included).
             "apple_call_mean_ms": round(1000.0 * (apple1[0] - apple0[0]) / apple_count, 1) if apple_count > 0 else None,
             "apple_call_outcomes": diff_counts(apple0[2], apple1[2]),
+            # The server's own view of its ledger calls (a group-commit write: queued, lingering, committed on the
+            # ledger thread, back on the loop) and of whole requests (from dispatch to the answer given).
+            "ledger_call_mean_ms": mean_ms("ledger"),
+            "server_request_mean_ms": mean_ms("request"),
             "ideal_requests_per_second": round(ideal, 1) if ideal else None,
             "ratio_to_ideal": round(rps / ideal, 3) if ideal else None,
             "server_cpu_seconds": round(cpu, 3),
@@ -957,6 +993,9 @@ class Bench:
                 result["latency_p50_ms"], result["latency_p99_ms"], e["status"], socket_errors,
                 result["server_cpu_us_per_request"], result["server_peak_rss_mb"], threads_max, machine_busy, other_pct,
                 result["developer_jwts_total"], ", TOKENS WRAPPED %d times" % result["token_wraps"] if result["token_wraps"] else ""))
+        if result["server_request_mean_ms"] is not None:
+            log("  server's own means: request %s ms, Apple call %s ms, ledger call %s ms" % (
+                result["server_request_mean_ms"], result["apple_call_mean_ms"], result["ledger_call_mean_ms"]))
         if result["server_log_levels"].get("error") or result["server_log_levels"].get("warning"):
             log("  server logged: %s %s" % (result["server_log_levels"], result["server_log_samples"][:1]))
         if token_file:

@@ -118,7 +118,46 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
         return result.withLock { $0! }
     }
 
+    /// Runs `body` on the calling thread (not the loop's): the jobs and closures it hands to this loop (a
+    /// continuation it resumes, whose task prefers this loop, included) reach the loop together when `body`
+    /// returns, in one hand-over and at most one wake-up, in the order they were handed. Without it each job
+    /// is handed over alone, and a loop woken by the first may take the rest in a turn of their own.
+    public func handOverTogether(_ body: () -> Void) {
+        precondition(!inLoop && pthread_getspecific(Self.collectingKey) == nil, "handOverTogether: not on a loop, not nested")
+        let collected = CollectedWork(loop: self)
+        let raw = Unmanaged.passUnretained(collected).toOpaque()
+        pthread_setspecific(Self.collectingKey, raw)
+        body()
+        pthread_setspecific(Self.collectingKey, nil)
+        guard !collected.work.isEmpty else { return }
+        let wasEmpty = inbox.withLock { inbox -> Bool in
+            defer { inbox.work.append(contentsOf: collected.work) }
+            return inbox.work.isEmpty
+        }
+        if wasEmpty { twobits_loop_wake(wakeFD) }
+    }
+
+    /// What `handOverTogether` gathers on its caller's thread.
+    private final class CollectedWork {
+        unowned let loop: EventLoop
+        var work: [Work] = []
+        init(loop: EventLoop) { self.loop = loop }
+    }
+
+    private static let collectingKey: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0)
+        return key
+    }()
+
     private func hand(_ work: Work) {
+        if let raw = pthread_getspecific(Self.collectingKey) {
+            let collected = Unmanaged<CollectedWork>.fromOpaque(raw).takeUnretainedValue()
+            if collected.loop === self {
+                collected.work.append(work)
+                return
+            }
+        }
         let wasEmpty = inbox.withLock { inbox -> Bool in
             defer { inbox.work.append(work) }
             return inbox.work.isEmpty

@@ -100,6 +100,26 @@ struct GroupCommitTests {
         }
     }
 
+    /// The ledger thread resumes a batch's callers itself (their tasks go to their loop's inbox) before the loop
+    /// has taken the batch back: each caller still goes on on its own loop, and a write it makes at once,
+    /// while its loop still counts the batch in flight, is committed with the others of that turn.
+    @Test func callersResumedByTheirCommitGoOnOnTheirLoopAndTheirNextWritesShareTheNextCommit() async throws {
+        try await Self.withLedgerAndLoop { store, ledger, loop in
+            let now = Date()
+            let answers = await Self.onOneTurn(of: loop, count: 20) { i -> Bool in
+                let first = try await ledger.rememberDeviceToken(digest: "first-\(i)", until: now.addingTimeInterval(60), now: now)
+                let onItsLoop = EventLoop.current === loop
+                let second = try await ledger.rememberDeviceToken(digest: "second-\(i)", until: now.addingTimeInterval(60), now: now)
+                return first && onItsLoop && second && EventLoop.current === loop
+            }
+            #expect(answers.allSatisfy { $0 == true })
+            let statistics = ledger.groupCommitStatistics
+            #expect(statistics.commits == 2 && statistics.largestBatch == 20 && statistics.writes == 40, "\(statistics)")
+            let uses = try Self.committedUses(in: store)
+            #expect(uses == 40)
+        }
+    }
+
     @Test func aLongTurnIsCommittedInTransactionsOfAtMostTheLimit() async throws {
         try await Self.withLedgerAndLoop { store, ledger, loop in
             let now = Date()

@@ -5,8 +5,9 @@ import Locking
 ///
 /// A write asked for on a loop is queued on that loop and the caller suspends; at its next turn, after the
 /// I/O of this turn has run, the loop hands everything queued on it to the ledger thread (`LedgerThread`) as
-/// one job, which commits it in one transaction (`SQLiteConnection.transaction(each:)`) and hands the
-/// outcomes back to the loop in one job, where each caller resumes with its own. Requests that arrive
+/// one job, which commits it in one transaction (`SQLiteConnection.transaction(each:)`) and resumes each
+/// caller with its own outcome from there: the callers' tasks go back to their loop's inbox, and run in the
+/// loop's next turn. Requests that arrive
 /// together so share one commit: one set of `fcntl` locks and one WAL frame per page touched, instead of one
 /// each, and one thread hop each way. The loop never waits for the disk (a stalled one included). While a
 /// loop's batch is on the ledger thread, what the loop queues meanwhile waits and goes as its next batch.
@@ -106,15 +107,25 @@ final class GroupCommit: Sendable {
                 errors += db.transaction(each: part.map(\.run))
                 stats.withLock { $0.record(batch: part.count) }
             }
-            let outcomes = errors
-            loop.execute { [self] in finished(batch.value, outcomes, flush.value, on: loop) }
+            // Resumed here, not from a job on the loop: a resumed task's job is handed to its loop's inbox, which
+            // the loop runs in the turn that takes it; resumed from a job run on the loop, each task would wait
+            // for the loop's following turn. Handed over together: one inbox append and at most one wake for
+            // the batch, so the loop takes every caller (and then `finished`) in one turn; handed over one by
+            // one, a loop woken by the first took the rest in turns of their own, and the claim paid for it.
+            // Measured (fallback at 50 ms, 256 connections): p50 about 5 ms lower; Benchmarks/README.md, stop 38.
+            loop.handOverTogether {
+                for (write, error) in zip(batch.value, errors) { write.finish(error) }
+                loop.execute { [self] in finished(flush.value, on: loop) }
+            }
         }
-        if let refusal { finished(writes, Array(repeating: refusal, count: writes.count), pending, on: loop) }
+        if let refusal {
+            for write in writes { write.finish(refusal) }
+            finished(pending, on: loop)
+        }
     }
 
-    /// On the loop: resumes each caller of a batch with its outcome, then sends what queued meanwhile.
-    private func finished(_ writes: [PendingWrite], _ errors: [SQLiteError?], _ pending: PendingWrites, on loop: EventLoop) {
-        for (write, error) in zip(writes, errors) { write.finish(error) }
+    /// On the loop, once a batch's callers are resumed: sends what queued meanwhile.
+    private func finished(_ pending: PendingWrites, on loop: EventLoop) {
         pending.inFlight = false
         // A commit was scheduled for them (`flushScheduled`) and found this batch in flight.
         if !pending.writes.isEmpty { commit(pending, on: loop) }
@@ -139,6 +150,7 @@ private final class PendingWrites {
 
 private struct PendingWrite {
     let run: (SQLiteTransaction) throws(SQLiteError) -> Void
+    /// Resumes the caller (on the ledger thread, or on the loop for a refused batch).
     let finish: (SQLiteError?) -> Void
 }
 
@@ -147,7 +159,8 @@ private final class ValueBox<T> {
     var value: T?
 }
 
-/// Carries a loop-local value into a closure run on the same loop, or a batch to the ledger thread and back.
+/// Carries a loop-local value into a closure run on the same loop, or a batch to the ledger thread (which
+/// resumes its callers) and the loop-local value back.
 // Unchecked: sound only because the value is used by one thread at a time: the loop it belongs to
 // (`loop.execute`), or the ledger thread while the loop has handed the batch over (`inFlight`), the queue's
 // lock ordering the two.
