@@ -71,12 +71,6 @@ import UseCases
         (#""max_attestations_per_second":2.5"#, "app_attest.max_attestations_per_second"),
     ])
     func aBadRolloutIsRefusedNamingItsField(fields: String, field: String) {
-        do {
-            _ = try parse(fields)
-            Issue.record("\(fields) was accepted")
-        } catch {
-            #expect(error.field == field, "\(fields) → \(error)")
-            #expect(!error.problem.isEmpty)
-        }
+        section.expectRefused(fields, naming: field)
     }
 }

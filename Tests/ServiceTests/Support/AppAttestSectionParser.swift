@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TwoBitsCrypto
 import TwoBitsService
 import UseCases
@@ -19,5 +20,16 @@ struct AppAttestSectionParser {
         let json = #"{"apple":{"team_id":"TEAMID1234","key_id":"KEYID12345","private_key_file":"AuthKey.p8"},"tokens":{"audience":"x"},"#
             + #""app_attest":{"apps":["TEAMID1234.com.example.app"]\#(more)}}"#
         return try ServiceConfiguration.parse(Data(json.utf8), baseDirectory: directory).appAttest
+    }
+
+    /// Expects `fields` to be refused with an error naming `field` and saying what is wrong.
+    func expectRefused(_ fields: String, naming field: String) {
+        do {
+            _ = try parse(fields)
+            Issue.record("\(fields) was accepted")
+        } catch {
+            #expect(error.field == field, "\(fields) → \(error)")
+            #expect(!error.problem.isEmpty)
+        }
     }
 }
