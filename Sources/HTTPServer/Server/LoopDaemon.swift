@@ -16,8 +16,12 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
     private var listenSocket: Int32 = -1
     private var runScheduled = false
     private var tick: LoopTimer?
-    /// Requests handed to a task and not yet answered, for their deadlines and for shutdown.
-    private var pending: [ObjectIdentifier: PendingRequest] = [:]
+    /// Requests handed to a task and not yet answered, for their deadlines and for shutdown, by dispatch number.
+    private var pending: [UInt64: PendingRequest] = [:]
+    /// The number of the next dispatched request. Never an exchange's address: a handler can return after its
+    /// request was answered (deadline, hang-up) and its exchange freed, when a new exchange may sit at the same
+    /// address; its answer must find nothing, not that other client's request.
+    private var nextDispatch: UInt64 = 0
 
     private struct PendingRequest {
         let exchange: ConnectionExchange<Context>
@@ -110,7 +114,8 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
     /// and one delete per dispatched request (a few µs), and no wake unless the client hangs up: it asks for
     /// EPOLLRDHUP only, so a pipelining client's next request waits in the socket as before.
     func dispatch(_ request: ServerRequest, _ context: Context, exchange: ConnectionExchange<Context>) {
-        let key = ObjectIdentifier(exchange)
+        nextDispatch &+= 1
+        let key = nextDispatch
         let handler = core.handler
         let tasks = core.tasks
         tasks.started()
@@ -135,19 +140,19 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
     /// Takes a request out of the pending ones: its deadline timer is cancelled and its socket no longer
     /// watched, before anything resumes the connection (libmicrohttpd may close the socket, and the kernel
     /// reuse its number, on its next run; a watch left behind would then report another connection).
-    private func settle(_ key: ObjectIdentifier) -> PendingRequest? {
+    private func settle(_ key: UInt64) -> PendingRequest? {
         guard let entry = pending.removeValue(forKey: key) else { return nil }
         loop.cancel(entry.deadline)
         if entry.socket >= 0 { loop.unwatch(entry.socket) }
         return entry
     }
 
-    private func handlerFinished(_ key: ObjectIdentifier, _ response: ServerResponse) {
+    private func handlerFinished(_ key: UInt64, _ response: ServerResponse) {
         guard let entry = settle(key) else { return } // the deadline or a hang-up answered first
         core.answer(entry.request, entry.context, with: response, exchange: entry.exchange, from: .handler)
     }
 
-    private func expire(_ key: ObjectIdentifier) {
+    private func expire(_ key: UInt64) {
         guard let entry = settle(key) else { return }
         // Answer first: a cancelled handler returns at once, and its answer must not win.
         var context = entry.context
@@ -162,7 +167,7 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
     /// starts for it), and the connection is closed without an answer. A half-close (`shutdown(SHUT_WR)`)
     /// counts as a hang-up: HTTP clients do not half-close while they wait for an answer, and nothing on
     /// the socket tells it from a close.
-    private func hungUp(_ key: ObjectIdentifier, socket: Int32) {
+    private func hungUp(_ key: UInt64, socket: Int32) {
         // Only a hang-up of this request's connection, as the kernel sees it now.
         guard pending[key]?.socket == socket, EventLoop.peerHungUp(socket), let entry = settle(key) else { return }
         var context = entry.context
