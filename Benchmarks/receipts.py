@@ -6,8 +6,8 @@ server, wrk and /proc helpers; Benchmarks/README.md, "Receipt refreshes (issue 3
    (`app_attest.receipts.enabled: false`); each attestation stores an ATTEST receipt, which is due for renewal at
    once. The server is stopped and its SQLite ledger copied. Each repeat restores that copy, starts the server with
    the refresher on at `--refresh-rate` a second (the sandbox answering at 0 ms), and measures the server's CPU
-   (utime + stime from /proc/PID/stat) from the process's birth (the refresher leases its first keys before the
-   server is ready) until the sandbox has answered every renewal (`calls.attestation_data` of
+   (utime + stime from /proc/PID/stat) from the process's birth (the refresher leases its first keys as the
+   server turns ready) until the sandbox has answered every renewal (`calls.attestation_data` of
    `GET /sandbox/v1/counters`) and the last is stored, less a control: the server started on the same copy with
    the refresher off, for as long. Also the sandbox's CPU per renewal, and when an
    AppAttestBench binary is at hand, its receipt verification for the split verification / the rest.
@@ -175,7 +175,7 @@ class ReceiptBench:
     def refresh_wave(self, rate):
         """One wave: every key renewed once at `rate` a second, the sandbox at 0 ms; then a control start, the
         refresher off on the same ledger copy, for as long. The refresher leases its first keys as the server
-        starts, before it is ready, so CPU is counted from the process's birth in both; their difference is the
+        turns ready, so CPU is counted from the process's birth in both; their difference is the
         wave's (start-up, timers and idle turns cancel). Returns the measurements."""
         self.bench.set_latency(0)
         sandbox_pid = self.bench.sandbox.pid
@@ -199,6 +199,7 @@ class ReceiptBench:
         window = t1 - t0
 
         # The control: the same ledger, the refresher off, the same time from before its start.
+        self.stop_server()
         c0 = time.monotonic()
         self.start_server(None, restore=True)
         time.sleep(max(0.0, c0 + window - time.monotonic()))
