@@ -951,6 +951,7 @@ class Bench:
             "socket_error_detail": {k: e[k] for k in ("connect", "read", "write", "timeout")},
             "apple_calls_per_request": calls,
             "apple_calls_seen": apple_calls,  # by the sandbox; includes calls of requests still in flight when wrk stopped
+            "sandbox_calls": diff_counts(before_counters.get("calls", {}), after_counters.get("calls", {})),  # by endpoint
             # The server's own view of its Apple calls (curl round trip, sandbox latency included).
             "apple_call_mean_ms": round(1000.0 * (apple1[0] - apple0[0]) / apple_count, 1) if apple_count > 0 else None,
             "apple_call_outcomes": diff_counts(apple0[2], apple1[2]),
