@@ -342,6 +342,8 @@ def main(argv):
     p.add_argument("--wrk-threads", type=int, default=2)
     p.add_argument("--output", default=os.path.join(B.RESULTS_DIR, "receipts.json"))
     p.add_argument("--write-readme", action="store_true", help="replace the results part of the README's section")
+    p.add_argument("--no-split", action="store_true", help="skip AppAttestBench (the split of a refresh's CPU into the "
+                   "receipt's verification and the rest; about 20 s)")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = p.parse_args(argv)
     rates = B.parse_list(args.rates, "rates")
@@ -400,7 +402,7 @@ def main(argv):
         B.log(failure)
     finally:
         rb.close()
-    if waves and not failure:
+    if waves and not failure and not args.no_split:
         verification = app_attest_receipt_us(binary, 2)
 
     report = {
