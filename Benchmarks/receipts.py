@@ -121,10 +121,16 @@ class ReceiptBench:
         return self.bench.counters().get("calls", {}).get("attestation_data", 0)
 
     def refresh_outcomes(self):
-        """twobits_app_attest_receipt_refreshes_total by outcome, from /metrics."""
+        """twobits_app_attest_receipt_refreshes_total by outcome, from /metrics (asked up to three times: bench.py's
+        scrapes have met a rare 503)."""
         h = self.server_http()
         try:
-            status, payload = h.request("GET", "/metrics")
+            for attempt in range(3):
+                status, payload = h.request("GET", "/metrics")
+                if status == 200:
+                    break
+                B.log("  GET /metrics answered %d: %s" % (status, payload[:200]))
+                time.sleep(0.2)
         finally:
             h.close()
         outcomes = {}
@@ -305,7 +311,7 @@ def markdown(report):
                      "%d s runs, %d repeats in alternating order; median (range)):" % (
                          a["latency"], a["concurrency"], a["duration"], a["repeat"]))
         lines.append("")
-        lines.append("| refresher | renewals/s during the run | p50 ms | p99 ms | req/s | server CPU µs/req | non-2xx + socket err |")
+        lines.append("| refresher | renewals/s while wrk ran | p50 ms | p99 ms | req/s | server CPU µs/req | non-2xx + socket err |")
         lines.append("|---|---:|---:|---:|---:|---:|---:|")
         for condition in report["conditions"]:
             rs = [r for r in runs if r["condition"] == condition]
