@@ -509,6 +509,10 @@ class Bench:
         self.ledger_targets = []  # --compare-ledgers: SQLite, PostgreSQL, two replicas on PostgreSQL
         self.rate_seen = {}  # (target, scenario) -> highest req/s observed at 0 ms (its CPU-bound rate)
         self.token_seconds = 0.0
+        # Set before setup() by Benchmarks/receipts.py: more sandbox flags (its App Attest roots, in self.work) and
+        # top-level configuration sections (app_attest).
+        self.sandbox_args = []
+        self.extra_config = {}
 
     # ---- setup
 
@@ -530,7 +534,7 @@ class Bench:
         self.sandbox = self.procs.start(
             "sandbox",
             [self.sandbox_binary, "sandbox", "--team-id", TEAM_ID, "--key-id", KEY_ID, "--key-file", os.path.join(w, "apple.p8"),
-             "--listen", "127.0.0.1:0", "--latency-ms", "0"],
+             "--listen", "127.0.0.1:0", "--latency-ms", "0"] + self.sandbox_args,
             stdout=open(sandbox_log, "ab"), stderr=subprocess.STDOUT)
         m = wait_for_line(sandbox_log, r'"url":"http://([0-9.]+):(\d+)"', self.sandbox, 30, "twobits sandbox")
         self.sandbox_url = "http://%s:%s" % (m.group(1), m.group(2))
@@ -564,6 +568,7 @@ class Bench:
             "promotions": [{"id": PROMOTION_ID, "starts": this_month, "ends": this_month}],
             "tokens": {"audience": "bench-api", "keys_dir": os.path.join(w, "keys"), "reuse_window_seconds": 3600},
         }
+        config.update(self.extra_config)
         if self.args.database_pool_size:
             config["database_pool_size"] = self.args.database_pool_size
         if self.args.database_pipelines:
@@ -946,6 +951,7 @@ class Bench:
             "socket_error_detail": {k: e[k] for k in ("connect", "read", "write", "timeout")},
             "apple_calls_per_request": calls,
             "apple_calls_seen": apple_calls,  # by the sandbox; includes calls of requests still in flight when wrk stopped
+            "sandbox_calls": diff_counts(before_counters.get("calls", {}), after_counters.get("calls", {})),  # by endpoint
             # The server's own view of its Apple calls (curl round trip, sandbox latency included).
             "apple_call_mean_ms": round(1000.0 * (apple1[0] - apple0[0]) / apple_count, 1) if apple_count > 0 else None,
             "apple_call_outcomes": diff_counts(apple0[2], apple1[2]),
