@@ -336,6 +336,26 @@ def test_two_authorization_headers_are_refused(edge):
         assert status == 400 and error_code(body) == "bad_request" and closed
 
 
+@pytest.mark.parametrize("line", [
+    b"Authorization: Bearer {ops}\r\n",
+    b"Host: x\r\n",
+    b"Content-Type: application/json\r\n",
+    b"Idempotency-Key: 6c1d3b7e-retry-1\r\n",
+], ids=["authorization", "host", "content-type", "idempotency-key"])
+def test_a_header_that_decides_something_given_twice_with_the_same_value_is_refused(edge, line):
+    """The last copy used to win: a proxy in front may have checked, routed or keyed the request by the other."""
+    ops = edge.api_keys["ops"].encode()
+    line = line.replace(b"{ops}", ops)
+    head = b"GET /v1/admin/audit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + ops + b"\r\n"
+    once = head if line in head else head + line
+    status, _, body, _ = exchange(edge, once + b"Connection: close\r\n\r\n")
+    assert status == 200, body
+    name, _, value = line.partition(b":")
+    status, headers, body, closed = exchange(edge, once + name.lower() + b":" + value + b"\r\n")
+    assert status == 400 and error_code(body) == "bad_request", body
+    assert headers.get("connection") == ["close"] and closed
+
+
 def test_empty_path_segments_are_not_collapsed_and_a_repeated_query_parameter_is_refused(edge):
     ops = {"Authorization": "Bearer " + edge.api_keys["ops"]}
     assert http("GET", edge.url + "/v1/admin/audit?limit=5", headers=ops).status == 200
