@@ -152,6 +152,8 @@ public final class TwoBitsService: Sendable {
             maxConnectionsPerIP: configuration.server.maxConnectionsPerIP,
             reservedFileDescriptors: 128 + configuration.apple.maxConnections * configuration.server.threads)
         serverConfiguration.wakeCoalescingMicroseconds = configuration.server.wakeCoalescingMicroseconds
+        // A proxy and TwoBits reading different copies would disagree on which claim a retry replays.
+        serverConfiguration.singleValuedHeaders.insert("idempotency-key")
         /// Answers the server gives itself carry the request id the pipeline gave the request, and a route label.
         @Sendable func framed(_ error: APIError, _ label: String, _ context: inout RequestContext) -> ServerResponse {
             pipeline.framed(error.response, &context, answeredBy: label)

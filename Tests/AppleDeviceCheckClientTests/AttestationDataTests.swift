@@ -142,6 +142,29 @@ import WireFormats
         }
     }
 
+    /// Each attempt is reported as DeviceCheck's are (issue 35): endpoint `attestation_data`, its outcome, its time.
+    @Test func eachAttemptIsObservedWithItsOutcome() async throws {
+        try await withSandbox { h in
+            let observer = RecordingObserver()
+            let client = try h.client(observer: observer)
+            let key = try await Self.attestedKey(h)
+            guard case .receipt(let fresh) = await client.attestationData(receipt: key.receipt) else { Issue.record("no receipt"); return }
+            _ = await client.attestationData(receipt: fresh)
+            for (status, body) in [(429, nil), (503, nil), (200, "<html>not base64</html>")] as [(Int, String?)] {
+                h.sandbox.inject(Fault(kind: .status, status: status, body: body, endpoint: AppleSandbox.attestationDataEndpoint))
+                _ = await client.attestationData(receipt: key.receipt)
+            }
+            _ = await client.attestationData(receipt: Data("not a receipt".utf8))
+            h.sandbox.appAttestClockOffset = 91 * 86_400
+            _ = await client.attestationData(receipt: key.receipt)
+            #expect(observer.outcomes == ["ok", "not_modified", "throttled", "server_error", "unparseable", "rejected", "no_data"], "\(observer.summary)")
+            #expect(observer.endpoints == ["attestation_data"])
+            let production = try await Self.attestedKey(h, environment: "production")
+            _ = await client.attestationData(receipt: production.receipt)
+            #expect(observer.outcomes.last == "incorrect_environment")
+        }
+    }
+
     @Test func aDeviceFarmsMetricCountsItsKeys() async throws {
         try await withSandbox { h in
             let client = try h.client()

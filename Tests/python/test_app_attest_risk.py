@@ -97,6 +97,10 @@ def test_a_device_farm_crosses_max_metric_and_is_refused_while_an_honest_phone_i
     assert view["receipt_not_before"] and view["receipt_expires_at"] and len(view["risk_history"]) == 1, view
     # Each key was renewed once: its next renewal waits for the new receipt's Not Before (a day).
     assert attestation_data_calls(deployment) == 5
+    # Counted with the other Apple calls (issue 35): each attempt, and its latency.
+    metrics = deployment.get("/metrics", client="ops").raw.decode()
+    assert 'twobits_apple_calls_total{endpoint="attestation_data",outcome="ok"} 5' in metrics, metrics
+    assert 'twobits_apple_call_seconds_count{endpoint="attestation_data"} 5' in metrics, metrics
 
     for key_id, artifact in farm_artifacts.items():
         answer = aa.assert_key(deployment, artifact, aa.assertion_request(deployment, key_id))
@@ -139,6 +143,7 @@ def test_a_429_storm_is_backed_off_not_hammered(twobits_factory):
     assert attestation_data_calls(deployment) == 1
     metrics = deployment.get("/metrics", client="ops").raw.decode()
     assert 'twobits_app_attest_receipt_refreshes_total{outcome="throttled"} 1' in metrics, metrics
+    assert 'twobits_apple_calls_total{endpoint="attestation_data",outcome="throttled"} 1' in metrics, metrics
     assert all(key_view(deployment, a).get("risk_metric") is None for a in artifacts)
 
 

@@ -91,6 +91,13 @@ def exchange(deployment, raw, source="127.0.0.1"):
         s.close()
 
 
+def assert_refused_and_closed(deployment, raw):
+    """The edge's refusal of `raw`: 400 `bad_request` in the JSON envelope, `Connection: close`, and closed."""
+    status, headers, body, closed = exchange(deployment, raw)
+    assert status == 400 and error_code(body) == "bad_request", body
+    assert headers.get("connection") == ["close"] and closed
+
+
 def test_slowloris_connections_are_closed_by_the_receive_deadline_while_healthz_answers(edge):
     # Each attacker sends a header line every 200 ms: the 30 s idle timeout would never fire.
     attackers = [connect(edge, "127.0.0.2") for _ in range(12)]
@@ -224,11 +231,8 @@ def test_wrong_role_and_wrong_media_type_are_refused_from_the_headers(edge):
 ], ids=["two-different-lengths", "two-equal-lengths", "te-then-cl", "cl-then-te"])
 def test_smuggling_shapes_are_refused_and_the_connection_closed(edge, framing):
     key = edge.api_keys["main"].encode()
-    raw = (b"POST /v1/devices/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key +
-           b"\r\nContent-Type: application/json\r\n" + framing + b"\r\n{}")
-    status, headers, body, closed = exchange(edge, raw)
-    assert status == 400 and error_code(body) == "bad_request"
-    assert headers.get("connection") == ["close"] and closed
+    assert_refused_and_closed(edge, b"POST /v1/devices/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + key +
+                              b"\r\nContent-Type: application/json\r\n" + framing + b"\r\n{}")
 
 
 def test_nul_in_the_authorization_value_is_refused(edge):
@@ -334,6 +338,22 @@ def test_two_authorization_headers_are_refused(edge):
         status, _, body, closed = exchange(edge, b"GET /v1/admin/audit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + first +
                                            b"\r\nAuthorization: Bearer " + second + b"\r\n\r\n")
         assert status == 400 and error_code(body) == "bad_request" and closed
+
+
+# One per name the edge takes once (HTTPServerConfiguration.singleValuedHeaders and TwoBits' idempotency-key),
+# named by it: `[host]`, `[idempotency-key]`, ... (Tests/mutation/http.json names them).
+@pytest.mark.parametrize("line", [b"Authorization: Bearer {ops}\r\n", b"Host: x\r\n", b"Content-Type: application/json\r\n",
+                                  b"Idempotency-Key: 6c1d3b7e-retry-1\r\n"], ids=lambda line: line.partition(b":")[0].decode().lower())
+def test_a_header_that_decides_something_given_twice_with_the_same_value_is_refused(edge, line):
+    """The last copy used to win: a proxy in front may have checked, routed or keyed the request by the other."""
+    ops = edge.api_keys["ops"].encode()
+    line = line.replace(b"{ops}", ops)
+    head = b"GET /v1/admin/audit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + ops + b"\r\n"
+    once = head if line in head else head + line
+    status, _, body, _ = exchange(edge, once + b"Connection: close\r\n\r\n")
+    assert status == 200, body
+    name, _, value = line.partition(b":")
+    assert_refused_and_closed(edge, once + name.lower() + b":" + value + b"\r\n")
 
 
 def test_empty_path_segments_are_not_collapsed_and_a_repeated_query_parameter_is_refused(edge):

@@ -1,8 +1,8 @@
-public import DeviceCheckModel
-
 /// Receives one event per HTTP attempt against Apple, for metrics. Must be cheap and non-blocking.
 public protocol AppleCallObserver: Sendable {
     /// - Parameters:
-    ///   - outcome: "ok", "not_found", "invalid_device_token", "rejected", or a `TransientFailure.label`.
-    func appleCall(endpoint: AppleEndpoint, outcome: String, seconds: Double)
+    ///   - outcome: "ok", "not_found", "invalid_device_token", "rejected", or a `TransientFailure.label`; for
+    ///     `attestationData` also "not_modified", "no_data" and "incorrect_environment" (Apple's 304, 404 and 400
+    ///     Incorrect Environment).
+    func appleCall(endpoint: AppleCallEndpoint, outcome: String, seconds: Double)
 }

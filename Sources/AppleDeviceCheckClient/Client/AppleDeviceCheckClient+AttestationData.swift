@@ -9,7 +9,10 @@ extension AppleDeviceCheckClient {
     public func attestationData(receipt: Data) async -> AttestationDataAnswer {
         let acquired: Bool
         do { acquired = try await limiter.acquire(timeoutMilliseconds: configuration.timeoutMilliseconds) } catch { return .unavailable("cancelled") }
-        guard acquired else { return .unavailable("overloaded: no slot to call Apple within the deadline") }
+        guard acquired else {
+            observeOverloaded(.attestationData)
+            return .unavailable("overloaded: no slot to call Apple within the deadline")
+        }
         defer { limiter.release() }
         var developerToken = tokens.current()
         var answer = await attestationDataOnce(receipt: receipt, jwt: developerToken.jwt)
@@ -27,11 +30,32 @@ extension AppleDeviceCheckClient {
             method: "POST", url: configuration.appAttestDataBaseURL + "/v1/attestationData",
             headers: [("Authorization", jwt), ("Content-Type", "text/plain")],
             body: Data(receipt.base64EncodedString().utf8), timeoutMilliseconds: max(1, configuration.timeoutMilliseconds))
+        let started = ContinuousClock.now
+        let answer: AttestationDataAnswer
+        let outcome: String
         do {
             let response = try await http.send(request)
-            return Self.classifyAttestationData(status: response.status, body: response.body)
+            answer = Self.classifyAttestationData(status: response.status, body: response.body)
+            outcome = Self.attestationDataOutcome(status: response.status, answer: answer)
         } catch {
-            return .unavailable("\(error)")
+            answer = .unavailable("\(error)")
+            outcome = (error == .timedOut ? TransientFailure.timedOut : .connectionFailed("")).label
+        }
+        observe(.attestationData, outcome: outcome, since: started)
+        return answer
+    }
+
+    /// The metrics' outcome of one `attestationData` attempt, in the words of the DeviceCheck calls where they mean
+    /// the same (`ok`, `rejected`, `throttled`, `server_error`, `unparseable`), and Apple's own answers besides.
+    static func attestationDataOutcome(status: Int, answer: AttestationDataAnswer) -> String {
+        switch answer {
+        case .receipt: "ok"
+        case .notModified: "not_modified"
+        case .noData: "no_data"
+        case .incorrectEnvironment: "incorrect_environment"
+        case .badPayload, .unauthorized: "rejected"
+        case .throttled: TransientFailure.throttled.label
+        case .unavailable: (500...599).contains(status) ? TransientFailure.serverError(status).label : TransientFailure.unparseable("").label
         }
     }
 

@@ -80,13 +80,13 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
             throw .unavailable(.connectionFailed("cancelled"))
         }
         guard acquired else {
-            observer?.appleCall(endpoint: endpoint, outcome: TransientFailure.overloaded.label, seconds: 0)
+            observeOverloaded(.deviceCheck(endpoint))
             throw .unavailable(.overloaded)
         }
         defer { limiter.release() }
         // A slot handed over at (or just before) the deadline is as good as none.
         guard Self.milliseconds(until: deadline) >= minimumAttemptMilliseconds else {
-            observer?.appleCall(endpoint: endpoint, outcome: TransientFailure.overloaded.label, seconds: 0)
+            observeOverloaded(.deviceCheck(endpoint))
             throw .unavailable(.overloaded)
         }
 
@@ -161,11 +161,7 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
             case .cancelled: result = .failure(.unavailable(.connectionFailed("cancelled")))
             }
         }
-        if let observer {
-            let elapsed = ContinuousClock.now - started
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            observer.appleCall(endpoint: endpoint, outcome: Self.outcomeLabel(endpoint, result), seconds: seconds)
-        }
+        observe(.deviceCheck(endpoint), outcome: Self.outcomeLabel(endpoint, result), since: started)
         return result
     }
 
@@ -201,6 +197,18 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
         case .timedOut, .connectionFailed, .unparseable, .outcomeUnknown: return true
         case .throttled, .serverError, .overloaded: return false
         }
+    }
+
+    /// Reports one attempt, sent at `started`, to the observer.
+    func observe(_ endpoint: AppleCallEndpoint, outcome: String, since started: ContinuousClock.Instant) {
+        guard let observer else { return }
+        let elapsed = ContinuousClock.now - started
+        observer.appleCall(endpoint: endpoint, outcome: outcome, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    /// Reports a call that found no in-flight slot: nothing was sent.
+    func observeOverloaded(_ endpoint: AppleCallEndpoint) {
+        observer?.appleCall(endpoint: endpoint, outcome: TransientFailure.overloaded.label, seconds: 0)
     }
 
     private static func outcomeLabel(_ endpoint: AppleEndpoint, _ result: Result<QueryResult?, DeviceCheckError>) -> String {

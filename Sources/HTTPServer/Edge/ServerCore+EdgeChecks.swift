@@ -72,16 +72,17 @@ extension ServerCore {
         }
         var headers: [String: String] = [:]
         var contentLengths = 0
-        var authorizations = 0
+        var repeated: String? // the first single-valued header seen twice
         var transferEncodings: [String] = []
         var malformedField = false
         for field in collector.fields {
             if !malformedField, !field.isWellFormed { malformedField = true }
             let name = field.name.lowercased()
             let value = field.text
-            headers[name] = value
+            if headers.updateValue(value, forKey: name) != nil, repeated == nil, configuration.singleValuedHeaders.contains(name) {
+                repeated = name
+            }
             if name == "content-length" { contentLengths += 1 }
-            if name == "authorization" { authorizations += 1 }
             if name == "transfer-encoding" { transferEncodings.append(value) }
         }
         let target = exchange.target
@@ -104,8 +105,8 @@ extension ServerCore {
         if malformedField {
             return refuse(.badRequest("a header name that is not a token (whitespace before the colon?) or a control character such as a bare CR in a header"))
         }
-        // Which of two credentials a proxy or logger saw is anyone's guess.
-        if authorizations > 1 { return refuse(.badRequest("more than one Authorization header")) }
+        // Which of two credentials, hosts or body types a proxy or logger saw is anyone's guess.
+        if let repeated { return refuse(.badRequest("more than one \(repeated) header")) }
         // A proxy in front may frame the body by the other header, or the other copy.
         if contentLengths > 1 { return refuse(.badRequest("more than one Content-Length header")) }
         if !transferEncodings.isEmpty, contentLengths > 0 {

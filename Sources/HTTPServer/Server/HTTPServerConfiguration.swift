@@ -35,6 +35,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var cancelsOnHangUp = true
     /// File descriptors kept free for everything but client connections (database, outgoing calls, logs).
     public var reservedFileDescriptors: Int
+    /// Header names (lower case) a request may carry at most once: each decides something (the credential, the
+    /// virtual host, the body's type), and with two copies a proxy or log in front may have read the one the
+    /// server did not (the last). A repeat, even of the same value, is answered 400.
+    public var singleValuedHeaders: Set<String> = ["authorization", "host", "content-type"]
 
     public init(host: String = "127.0.0.1", port: UInt16 = 0, threads: Int = 2, maxBodyBytes: Int = 64 * 1024,
                 requestDeadlineMilliseconds: Int = 30_000, connectionTimeoutSeconds: Int = 30, maxConnections: Int = 16_000,

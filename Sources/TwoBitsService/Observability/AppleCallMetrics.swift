@@ -6,11 +6,11 @@ struct AppleCallMetrics: AppleCallObserver {
     let registry: MetricsRegistry
     let statistics: StatisticsRecorder
 
-    func appleCall(endpoint: AppleEndpoint, outcome: String, seconds: Double) {
-        registry.increment(.appleCalls, endpoint.rawValue, outcome)
+    func appleCall(endpoint: AppleCallEndpoint, outcome: String, seconds: Double) {
+        registry.increment(.appleCalls, endpoint.label, outcome)
         // An overloaded call never left: its time is a wait, not Apple's latency.
         let sent = outcome != TransientFailure.overloaded.label
-        if sent { registry.observe(.appleCallSeconds, endpoint.rawValue, value: seconds) }
-        statistics.appleCall(endpoint: endpoint.rawValue, outcome: outcome, seconds: sent ? seconds : nil)
+        if sent { registry.observe(.appleCallSeconds, endpoint.label, value: seconds) }
+        statistics.appleCall(endpoint: endpoint.label, outcome: outcome, seconds: sent ? seconds : nil)
     }
 }

@@ -146,42 +146,37 @@ enum AppAttestCommand {
         }
     }
 
-    /// One line per receipt step: ok, not checked, FAILED with the detail, then skipped.
+    /// The receipt's steps: `skipped` ones are shown as not checked.
     static func reportReceipt(failure: ReceiptFailure?, skipped: Set<ReceiptStep>) {
-        var failed = false
-        for step in ReceiptStep.allCases {
-            let name = step.rawValue.padded(to: 14)
-            if failed {
+        printSteps(ReceiptStep.allCases.map { ($0.rawValue, $0.summary, !skipped.contains($0)) },
+                   failed: failure.map { ($0.step.rawValue, TerminalText.escaped($0.detail)) })
+        if let failure { print("refused at step \(failure.step.rawValue)") }
+    }
+
+    /// An attestation's or an assertion's steps, all checked.
+    static func report(_ steps: [VerificationStep], failure: AppAttestFailure?) {
+        printSteps(steps.map { ($0.rawValue, $0.summary, true) },
+                   failed: failure.map { ($0.step.rawValue, "\($0.code): \(TerminalText.escaped($0.detail))") })
+        if let failure { print("refused: \(failure.code) at step \(failure.step.rawValue)") }
+    }
+
+    /// One line per step: ok (or not checked) up to the one that failed, FAILED with the detail under it, then skipped.
+    static func printSteps(_ steps: [(name: String, summary: String, checked: Bool)], failed: (step: String, detail: String)?) {
+        var pastFailure = false
+        for step in steps {
+            let name = step.name.padded(to: 14)
+            if pastFailure {
                 print("  skipped  \(name) \(step.summary)")
-            } else if let failure, failure.step == step {
+            } else if let failed, failed.step == step.name {
                 print("  FAILED   \(name) \(step.summary)")
-                print("           \(TerminalText.escaped(failure.detail))")
-                failed = true
-            } else if skipped.contains(step) {
+                print("           \(failed.detail)")
+                pastFailure = true
+            } else if !step.checked {
                 print("  -        \(name) \(step.summary) (not checked)")
             } else {
                 print("  ok       \(name) \(step.summary)")
             }
         }
-        if let failure { print("refused at step \(failure.step.rawValue)") }
-    }
-
-    /// One line per step: ok up to the failing one, FAILED with the reason, then skipped.
-    static func report(_ steps: [VerificationStep], failure: AppAttestFailure?) {
-        var failed = false
-        for step in steps {
-            let name = step.rawValue.padded(to: 14)
-            if failed {
-                print("  skipped  \(name) \(step.summary)")
-            } else if let failure, failure.step == step {
-                print("  FAILED   \(name) \(step.summary)")
-                print("           \(failure.code): \(TerminalText.escaped(failure.detail))")
-                failed = true
-            } else {
-                print("  ok       \(name) \(step.summary)")
-            }
-        }
-        if let failure { print("refused: \(failure.code) at step \(failure.step.rawValue)") }
     }
 
     static func file(_ path: String, what: String) throws -> Data {

@@ -18,11 +18,12 @@ func milliseconds(since start: ContinuousClock.Instant) -> Int {
     return Int(d.components.seconds * 1_000 + d.components.attoseconds / 1_000_000_000_000_000)
 }
 
-/// Records the client's per-attempt outcome labels ("ok", "throttled", "timeout", ...).
+/// Records the client's per-attempt outcome labels ("ok", "throttled", "timeout", ...) and endpoint labels.
 final class RecordingObserver: AppleCallObserver {
-    private let events = Lock<[(outcome: String, seconds: Double)]>([])
-    func appleCall(endpoint: AppleEndpoint, outcome: String, seconds: Double) { events.withLock { $0.append((outcome, seconds)) } }
+    private let events = Lock<[(endpoint: String, outcome: String, seconds: Double)]>([])
+    func appleCall(endpoint: AppleCallEndpoint, outcome: String, seconds: Double) { events.withLock { $0.append((endpoint.label, outcome, seconds)) } }
     var outcomes: [String] { events.withLock { $0.map(\.outcome) } }
+    var endpoints: Set<String> { events.withLock { Set($0.map(\.endpoint)) } }
     /// "throttled 12ms, timeout 301ms": for failure messages.
     var summary: String { events.withLock { $0.map { "\($0.outcome) \(Int($0.seconds * 1_000))ms" }.joined(separator: ", ") } }
 }
