@@ -164,7 +164,8 @@ def test_a_device_farm_crosses_max_metric_and_is_refused_while_an_honest_phone_i
 def test_a_receipt_under_another_root_is_refused_and_never_stored(twobits_factory):
     """Without the sandbox's receipt root the refresher trusts Apple Root CA - G3 only: the sandbox's
     receipts fail at the chain, no metric is kept, and the refusal is counted."""
-    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": {**aa.APP_ATTEST, "risk": RISK}})
+    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": {**aa.APP_ATTEST, "risk": RISK,
+                                                                              "receipts": {"idle_poll_seconds": 0.2}}})
     key_id = aa.new_key(deployment)
     artifact = attested(deployment, key_id)
     deadline = time.monotonic() + 60
@@ -181,7 +182,7 @@ def test_a_receipt_under_another_root_is_refused_and_never_stored(twobits_factor
 def test_a_429_storm_is_backed_off_not_hammered(twobits_factory):
     """Apple throttles the team, not a key: one 429 pauses every renewal (at least 15 s at first), so a storm
     sees one call, not one per key and per pass."""
-    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": app_attest()})
+    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": app_attest(receipts=QUICK_RECEIPTS)})
     assert deployment.sandbox("POST", "/sandbox/v1/faults",
                               {"kind": "status", "status": 429, "count": 1000, "endpoint": "attestation_data"}).status == 201
     artifacts = [attested(deployment, aa.new_key(deployment)) for _ in range(3)]
@@ -197,7 +198,7 @@ def test_a_429_storm_is_backed_off_not_hammered(twobits_factory):
 
 def test_three_replicas_renew_each_key_once(twobits_module_factory, postgres):
     deployment = twobits_module_factory("risk-trio", autostart=False, environment=PRODUCTION,
-                                        **replica_options(postgres.create_database("risktrio"), app_attest=app_attest()))
+                                        **replica_options(postgres.create_database("risktrio"), app_attest=app_attest(receipts=QUICK_RECEIPTS)))
     deployment.start_sandbox()
     replicas = deployment.start_replicas(3)
     keys = [aa.new_key(deployment) for _ in range(9)]
