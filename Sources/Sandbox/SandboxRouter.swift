@@ -34,6 +34,8 @@ struct SandboxRouter: Sendable {
         }
         r.add("GET", "/sandbox/v1/app-attest/clock") { sandbox, _ in sandbox.controlReadAppAttestClock() }
         r.add("PUT", "/sandbox/v1/app-attest/clock") { sandbox, request in sandbox.controlSetAppAttestClock(request) }
+        r.add("GET", "/sandbox/v1/app-attest/receipt-interval") { sandbox, _ in sandbox.controlReadReceiptRefreshInterval() }
+        r.add("PUT", "/sandbox/v1/app-attest/receipt-interval") { sandbox, request in sandbox.controlSetReceiptRefreshInterval(request) }
         r.add("GET", "/sandbox/v1/healthz") { _, _ in .json(200, ["status": "ok"]) }
         router = r
     }

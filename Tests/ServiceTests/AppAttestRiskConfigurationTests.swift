@@ -14,6 +14,8 @@ import UseCases
     @Test func receiptsAndRiskAreRead() throws {
         let plain = try #require(try parse(""))
         #expect(plain.receipts.enabled && plain.receipts.maxRefreshesPerSecond == 5, "on by default, 5 a second")
+        #expect(plain.receipts.idleDelay == 10, "a look for due keys every 10 s when none is due")
+        #expect(try parse(#","receipts":{"idle_poll_seconds":0.2}"#)?.receipts.idleDelay == 0.2)
         #expect(plain.risk == nil)
         let set = try #require(try parse(#","receipts":{"enabled":false,"max_refreshes_per_second":20},"risk":{"max_metric":4,"action":"flag"}"#))
         #expect(!set.receipts.enabled && set.receipts.maxRefreshesPerSecond == 20)
@@ -37,6 +39,8 @@ import UseCases
     @Test(arguments: [
         (#","receipts":{"max_refreshes_per_second":0}"#, "app_attest.receipts.max_refreshes_per_second"),
         (#","receipts":{"max_refreshes_per_second":2.5}"#, "app_attest.receipts.max_refreshes_per_second"),
+        (#","receipts":{"idle_poll_seconds":0}"#, "app_attest.receipts.idle_poll_seconds"),
+        (#","receipts":{"idle_poll_seconds":"1"}"#, "app_attest.receipts.idle_poll_seconds"),
         (#","receipts":{"enabled":"yes"}"#, "app_attest.receipts.enabled"),
         (#","receipts":{"rate":5}"#, "app_attest.receipts.rate"),
         (#","receipts":true"#, "app_attest.receipts"),

@@ -2,7 +2,10 @@
 sandbox's `POST /v1/attestationData` (as strict as Apple's), verifies the new receipt under the root it is
 told to trust, keeps the metric, and `app_attest.risk` refuses a device farm (one phone, many keys) while an
 honest phone's tokens carry `risk: 1`. Three replicas on one PostgreSQL renew each key once; a 429 storm is
-backed off, not hammered."""
+backed off, not hammered. With the sandbox's receipt interval shortened to seconds
+(`PUT /sandbox/v1/app-attest/receipt-interval`) and the refresher looking for due keys every 0.2 s
+(`app_attest.receipts.idle_poll_seconds`), a key is renewed again once its Not Before passes, a 304 keeps the
+old receipt and holds the key back an hour, and a 404 stops the key for good."""
 import time
 
 import pytest
@@ -73,6 +76,56 @@ def attestation_data_calls(deployment):
     return deployment.sandbox("GET", "/sandbox/v1/counters").json["calls"].get("attestation_data", 0)
 
 
+def sandbox_statuses(deployment):
+    """The sandbox's answers by status (only the refresher calls Apple in these tests)."""
+    return deployment.sandbox("GET", "/sandbox/v1/counters").json["statuses"]
+
+
+# The refresher looks for due keys every 0.2 s instead of 10 s, so a receipt due in seconds is renewed in seconds.
+QUICK_RECEIPTS = {"root_ca_file": "receipt-root.pem", "max_refreshes_per_second": 5, "idle_poll_seconds": 0.2}
+
+
+def quick_renewals(twobits_factory, interval_seconds):
+    """A deployment whose sandbox makes receipts due `interval_seconds` after their creation (Apple: 24 h)."""
+    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": app_attest(receipts=QUICK_RECEIPTS)})
+    answer = deployment.sandbox("PUT", "/sandbox/v1/app-attest/receipt-interval", {"seconds": interval_seconds})
+    assert answer.status == 200 and answer.json == {"seconds": interval_seconds}, answer
+    return deployment
+
+
+def set_app_attest_clock(deployment, offset_seconds):
+    answer = deployment.sandbox("PUT", "/sandbox/v1/app-attest/clock", {"offset_seconds": offset_seconds})
+    assert answer.status == 200, answer
+
+
+def poll(what, probe, seconds=15):
+    """Calls `probe` every 0.1 s until it returns something true, and returns that."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"{what}: not after {seconds} s")
+        time.sleep(0.1)
+
+
+def views_with_renewals(deployment, artifacts, count):
+    """The keys' admin views once each has at least `count` renewals in its `risk_history`."""
+    def ready():
+        views = {a: key_view(deployment, a) for a in artifacts}
+        return views if all(len(v["risk_history"]) >= count for v in views.values()) else None
+    return poll(f"{count} renewals of each key", ready)
+
+
+def stopped_views(deployment, artifacts):
+    """The keys' admin views once each is stopped (`receipt_stopped_at`)."""
+    def ready():
+        views = {a: key_view(deployment, a) for a in artifacts}
+        return views if all(v.get("receipt_stopped_at") for v in views.values()) else None
+    return poll("each key stopped", ready)
+
+
 def risk_claim(deployment, answer):
     return aa.verify_with_jwks(deployment, answer.json["token"]).get("risk")
 
@@ -115,7 +168,8 @@ def test_a_device_farm_crosses_max_metric_and_is_refused_while_an_honest_phone_i
 def test_a_receipt_under_another_root_is_refused_and_never_stored(twobits_factory):
     """Without the sandbox's receipt root the refresher trusts Apple Root CA - G3 only: the sandbox's
     receipts fail at the chain, no metric is kept, and the refusal is counted."""
-    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": {**aa.APP_ATTEST, "risk": RISK}})
+    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": {**aa.APP_ATTEST, "risk": RISK,
+                                                                              "receipts": {"idle_poll_seconds": 0.2}}})
     key_id = aa.new_key(deployment)
     artifact = attested(deployment, key_id)
     deadline = time.monotonic() + 60
@@ -132,7 +186,7 @@ def test_a_receipt_under_another_root_is_refused_and_never_stored(twobits_factor
 def test_a_429_storm_is_backed_off_not_hammered(twobits_factory):
     """Apple throttles the team, not a key: one 429 pauses every renewal (at least 15 s at first), so a storm
     sees one call, not one per key and per pass."""
-    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": app_attest()})
+    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": app_attest(receipts=QUICK_RECEIPTS)})
     assert deployment.sandbox("POST", "/sandbox/v1/faults",
                               {"kind": "status", "status": 429, "count": 1000, "endpoint": "attestation_data"}).status == 201
     artifacts = [attested(deployment, aa.new_key(deployment)) for _ in range(3)]
@@ -149,7 +203,7 @@ def test_a_429_storm_is_backed_off_not_hammered(twobits_factory):
 
 def test_three_replicas_renew_each_key_once(twobits_module_factory, postgres):
     deployment = twobits_module_factory("risk-trio", autostart=False, environment=PRODUCTION,
-                                        **replica_options(postgres.create_database("risktrio"), app_attest=app_attest()))
+                                        **replica_options(postgres.create_database("risktrio"), app_attest=app_attest(receipts=QUICK_RECEIPTS)))
     deployment.start_sandbox()
     replicas = deployment.start_replicas(3)
     keys = [aa.new_key(deployment) for _ in range(9)]
@@ -159,3 +213,61 @@ def test_three_replicas_renew_each_key_once(twobits_module_factory, postgres):
     assert all(m == 1 for m in metrics.values()), metrics
     time.sleep(2)
     assert attestation_data_calls(deployment) == len(keys)
+
+
+def test_a_key_is_renewed_again_once_its_not_before_passes_and_not_sooner(twobits_factory):
+    """ATTEST -> RECEIPT -> RECEIPT: with receipts due 3 s after their creation, each key's second renewal
+    comes once the first receipt's Not Before has passed, never before it (the sandbox would answer 304)."""
+    deployment = quick_renewals(twobits_factory, 3)
+    artifacts = [attested(deployment, aa.new_key(deployment)) for _ in range(2)]
+    views = views_with_renewals(deployment, artifacts, 2)
+    # Read at once: a third renewal is 3 s away.
+    statuses = sandbox_statuses(deployment)
+    assert attestation_data_calls(deployment) == 4 and "304" not in statuses, statuses
+    for view in views.values():
+        history = view["risk_history"]
+        assert [sample["metric"] for sample in history] == [1, 1], view
+        # The newer receipt holds the key back until its own Not Before, after the second renewal.
+        assert view["receipt_not_before"] > history[0]["at"] and view.get("receipt_stopped_at") is None, view
+
+
+def test_a_304_keeps_the_old_receipt_and_the_key_waits(twobits_factory):
+    """The sandbox's App Attest clock runs two minutes behind (less than the 5 minutes of freshness the
+    refresher allows Apple's new receipts): the first renewal's receipt, due 2 s after its creation, is due at
+    once for the service but not yet for Apple, which answers 304. The receipt and its metric stay, and the key
+    waits an hour (`notYetDelay`): one 304 a key, however often the refresher looks."""
+    deployment = quick_renewals(twobits_factory, 2)
+    # Before the keys exist, so the 304 follows the first renewal whatever the machine's speed.
+    set_app_attest_clock(deployment, -120)
+    artifacts = [attested(deployment, aa.new_key(deployment)) for _ in range(2)]
+    renewed = views_with_renewals(deployment, artifacts, 1)
+    poll("a 304 for each key", lambda: sandbox_statuses(deployment).get("304", 0) >= len(artifacts))
+    time.sleep(1)  # five looks of the refresher: a key not held back would be asked again
+    statuses = sandbox_statuses(deployment)
+    assert statuses.get("304") == len(artifacts) and attestation_data_calls(deployment) == 2 * len(artifacts), statuses
+    for artifact in artifacts:
+        view = key_view(deployment, artifact)
+        assert view["risk_metric"] == 1 and len(view["risk_history"]) == 1, view
+        assert view["receipt_not_before"] == renewed[artifact]["receipt_not_before"], (view, renewed[artifact])
+        assert view.get("receipt_stopped_at") is None, view
+    metrics = deployment.get("/metrics", client="ops").raw.decode()
+    assert f'twobits_app_attest_receipt_refreshes_total{{outcome="not_yet"}} {len(artifacts)}' in metrics, metrics
+
+
+def test_a_404_after_thirty_quiet_days_stops_the_key_for_good(twobits_factory):
+    """After a first renewal the sandbox's App Attest clock jumps 31 days: Apple has no data for the key any
+    more and answers 404; the key is stopped (`receipt_stopped_at`), keeps its last metric, and is not asked
+    again."""
+    deployment = quick_renewals(twobits_factory, 2)
+    artifacts = [attested(deployment, aa.new_key(deployment)) for _ in range(2)]
+    views_with_renewals(deployment, artifacts, 1)
+    set_app_attest_clock(deployment, 31 * 86_400)
+    stopped = stopped_views(deployment, artifacts)
+    time.sleep(1)  # five looks of the refresher: a stopped key must not be asked again
+    # Every call was a renewal (in its key's history) or the one 404 of each key: a second renewal that slipped
+    # in before the clock moved is counted too, so the test does not depend on how soon that was.
+    renewals = sum(len(v["risk_history"]) for v in stopped.values())
+    statuses = sandbox_statuses(deployment)
+    assert statuses.get("404") == len(artifacts) and attestation_data_calls(deployment) == renewals + len(artifacts), statuses
+    for artifact, view in stopped.items():
+        assert view["risk_metric"] == 1 and key_view(deployment, artifact) == view, view

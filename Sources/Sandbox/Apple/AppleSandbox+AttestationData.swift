@@ -64,7 +64,8 @@ extension AppleSandbox {
         guard now <= payload.expiration, let lastSeen, now.timeIntervalSince(lastSeen) <= Self.fraudDataWindow else { return .text(404, "") }
 
         let metric = Self.riskMetric(of: key, among: keys, at: now)
-        guard let fresh = key.refreshedReceipt(metric: metric, authority: appAttestAuthority.receiptAuthority, now: now) else { return .text(404, "") }
+        guard let fresh = key.refreshedReceipt(metric: metric, authority: appAttestAuthority.receiptAuthority, now: now,
+                                               refreshInterval: receiptRefreshInterval) else { return .text(404, "") }
         return ServerResponse(status: 200, headers: [("Content-Type", "text/plain")], body: Data(fresh.base64EncodedString().utf8))
     }
 
@@ -88,5 +89,12 @@ extension AppleSandbox {
     public var appAttestClockOffset: TimeInterval {
         get { state.withLock { $0.appAttestClockOffset } }
         set { state.withLock { $0.appAttestClockOffset = newValue } }
+    }
+
+    /// Seconds between a refreshed receipt's creation and its Not Before (field 19): Apple's 24 h unless a test
+    /// shortens it, so the refresher's second renewal comes seconds after its first.
+    public var receiptRefreshInterval: TimeInterval {
+        get { state.withLock { $0.receiptRefreshInterval } }
+        set { state.withLock { $0.receiptRefreshInterval = newValue } }
     }
 }

@@ -110,6 +110,26 @@ extension AppleSandbox {
     }
 
     private func appAttestClockError() -> ServerResponse { .json(400, ["error": #"expected {"offset_seconds": whole seconds, at most 10 years either way}"#]) }
+
+    /// The receipt intervals a test may set: a second to 30 days.
+    static let receiptRefreshIntervals: ClosedRange<Int> = 1...(30 * 86_400)
+
+    /// `GET /sandbox/v1/app-attest/receipt-interval` → `{seconds}`: a refreshed receipt's Not Before, after its creation.
+    func controlReadReceiptRefreshInterval() -> ServerResponse {
+        struct Answer: Encodable { let seconds: Int }
+        return .json(200, Answer(seconds: Int(receiptRefreshInterval)))
+    }
+
+    /// `PUT /sandbox/v1/app-attest/receipt-interval {seconds}`: how long after a refresh the next one is allowed
+    /// (86400, Apple's, puts it back). Receipts already issued keep their Not Before.
+    func controlSetReceiptRefreshInterval(_ request: ServerRequest) -> ServerResponse {
+        guard let body = (try? JSONValue.parse(request.body))?.objectValue, body.keys.sorted() == ["seconds"],
+              let seconds = body["seconds"]?.intValue, Self.receiptRefreshIntervals.contains(Int(seconds)) else {
+            return .json(400, ["error": #"expected {"seconds": whole seconds from 1 to 2592000 (30 days)}"#])
+        }
+        receiptRefreshInterval = TimeInterval(seconds)
+        return controlReadReceiptRefreshInterval()
+    }
 }
 
 /// A control request refused before anything was simulated.

@@ -3,8 +3,9 @@ import FoundationEssentials
 import TwoBitsCrypto
 
 extension SimulatedAppAttestKey {
-    /// How long a receipt lasts (Apple: creation + 90 days) and when a refresh is allowed (creation + 24 hours).
+    /// How long a receipt lasts (Apple: creation + 90 days).
     static let receiptLifetime: TimeInterval = 90 * 86_400
+    /// When Apple allows the next refresh: creation + 24 hours (the sandbox's default; a test may shorten it).
     static let refreshInterval: TimeInterval = 86_400
 
     /// Field 7 as Apple writes it.
@@ -32,8 +33,9 @@ extension SimulatedAppAttestKey {
         return receipt
     }
 
-    /// A refreshed RECEIPT made at `now` with `metric`; nil when the key was never attested.
-    func refreshedReceipt(metric: Int, authority: ReceiptAuthority, now: Date) -> Data? {
+    /// A refreshed RECEIPT made at `now` with `metric`, its Not Before `refreshInterval` later; nil when the key
+    /// was never attested.
+    func refreshedReceipt(metric: Int, authority: ReceiptAuthority, now: Date, refreshInterval: TimeInterval = SimulatedAppAttestKey.refreshInterval) -> Data? {
         let remembered = receiptState.withLock { state -> (Data, Data)? in
             guard let certificate = state.credentialCertificate, let hash = state.clientDataHash else { return nil }
             state.lastSeen = now
@@ -44,7 +46,7 @@ extension SimulatedAppAttestKey {
         let fields = ReceiptPayloadFields([
             (17, Data(String(metric).utf8)), (6, Data("RECEIPT".utf8)), (2, Data(appID.description.utf8)), (3, certificate),
             (4, Self.mangled(clientDataHash)), (5, Data(receiptToken.utf8)), (7, Data(receiptEnvironment.utf8)),
-            (12, Data(ReceiptTime.format(now).utf8)), (19, Data(ReceiptTime.format(now + Self.refreshInterval).utf8)),
+            (12, Data(ReceiptTime.format(now).utf8)), (19, Data(ReceiptTime.format(now + refreshInterval).utf8)),
             (21, Data(ReceiptTime.format(now + Self.receiptLifetime).utf8)),
         ])
         let receipt = authority.sign(payload: fields.der)

@@ -18,6 +18,8 @@ final class SandboxState: Sendable {
         var appAttestKeys: [String: SimulatedAppAttestKey] = [:]
         /// Added to the sandbox's clock for App Attest's fraud service (receipt times, their 30-day windows).
         var appAttestClockOffset: TimeInterval = 0
+        /// Between a refreshed receipt's creation and its Not Before (Apple: 24 h).
+        var receiptRefreshInterval: TimeInterval = SimulatedAppAttestKey.refreshInterval
     }
 
     let storage: Lock<Storage>
