@@ -757,7 +757,8 @@ class Bench:
         finally:
             h.close()
         if status != 200:
-            return 0.0, 0, {}
+            # Not noise: a scrape answered otherwise was once another request's late answer (LoopDaemon).
+            raise SystemExit("bench.py: GET /metrics on %s:%d answered %d: %r" % (host, port, status, payload[:200]))
         total, count, outcomes = 0.0, 0, {}
         for line in payload.decode(errors="replace").splitlines():
             m = re.match(r'^twobits_apple_call_seconds_(sum|count)(\{[^}]*\})?\s+([0-9.eE+-]+)$', line)
@@ -789,7 +790,7 @@ class Bench:
             finally:
                 h.close()
             if status != 200:
-                continue
+                raise SystemExit("bench.py: GET /metrics on %s:%d answered %d: %r" % (host, port, status, payload[:200]))
             for line in payload.decode(errors="replace").splitlines():
                 m = re.match(r'^twobits_(ledger_call|http_request)_seconds_(sum|count)(\{[^}]*\})?\s+([0-9.eE+-]+)$', line)
                 if m:
