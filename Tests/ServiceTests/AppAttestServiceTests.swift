@@ -141,6 +141,30 @@ import WireFormats
         }
     }
 
+    /// A revoked key is refused before anything else is judged or written: a forged assertion learns only
+    /// that the key is revoked, and the challenge it named is not used up (the ledger's counter update,
+    /// which also refuses revoked keys, comes after the challenge is consumed).
+    @Test func aRevokedKeyIsRefusedFirstAndItsChallengeStaysUnused() async throws {
+        try await withService { service, _ in
+            let revoked = device(), other = device()
+            for key in [revoked, other] {
+                let challenge = try await service.issueChallenge().value
+                _ = try await service.attest(keyID: key.keyID.base64EncodedString(), attestationObject: attestation(key, challenge: challenge), challenge: challenge)
+            }
+            #expect(try await service.revoke(keyID: revoked.keyID.base64EncodedString(), reason: "device stolen"))
+            let next = try await service.issueChallenge().value
+            for fault in [nil, AssertionFault.badSignature] {
+                let (signed, clientData) = assertion(revoked, challenge: next, fault: fault)
+                #expect(await code { () async throws(AppAttestError) in
+                    _ = try await service.assert(keyID: revoked.keyID.base64EncodedString(), assertion: signed, clientData: clientData, challenge: next)
+                } == "key_revoked", "\(String(describing: fault))")
+            }
+            let (signed, clientData) = assertion(other, challenge: next)
+            let after = try await service.assert(keyID: other.keyID.base64EncodedString(), assertion: signed, clientData: clientData, challenge: next)
+            #expect(after.counter == 1, "the challenge was still unused")
+        }
+    }
+
     @Test func validationCategoriesCanBeRestricted() async throws {
         try await withService(categories: [4]) { service, _ in
             for (category, reason) in [(3, "validation_category_refused"), (4, nil)] as [(Int, String?)] {
