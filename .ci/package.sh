@@ -9,8 +9,9 @@ cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
 out=.build-package
-commit=$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)
-if [[ $commit != unknown ]] && ! git diff --quiet HEAD -- Sources Package.swift 2>/dev/null; then commit="$commit-dirty"; fi
+# TWOBITS_GIT_COMMIT: a copy without .git (the mutation runner's) says which commit it was made from.
+commit=${TWOBITS_GIT_COMMIT:-$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)}
+if [[ -z ${TWOBITS_GIT_COMMIT:-} && $commit != unknown ]] && ! git diff --quiet HEAD -- Sources Package.swift 2>/dev/null; then commit="$commit-dirty"; fi
 
 # Its own scratch path: the commit is compiled in (-Xcc), which would rebuild every module of .build/release.
 "$SWIFT" build -c release --static-swift-stdlib --scratch-path "$out/build" --product twobits \

@@ -97,6 +97,15 @@ def sync(source, target):
                 shutil.copymode(src, dst)
 
 
+def source_commit():
+    """The commit of the repository the copy was made from (the package test wants a known one)."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+        return out.strip() or "mutation"
+    except (OSError, subprocess.CalledProcessError):
+        return "mutation"
+
+
 def run(cmd, cwd, timeout, env=None):
     """(returncode or 'timeout', combined output). On a timeout the whole process group is killed: `swift test`
     runs the tests in a child process, which a mutant can send into an endless loop, and which would otherwise
@@ -174,7 +183,10 @@ class Workspace:
         ok, out = self.build_release(label)
         if not ok:
             return 1, "release build failed\n" + out
-        env = dict(os.environ, TWOBITS_BIN=str(self.src / ".build" / "release" / "twobits"), PYTHONDONTWRITEBYTECODE="1")
+        # The copy has no .git: the package test's binary would say "commit unknown" and fail every mutant
+        # that reaches the whole suite, for nothing. It carries the source repository's commit instead.
+        env = dict(os.environ, TWOBITS_BIN=str(self.src / ".build" / "release" / "twobits"), PYTHONDONTWRITEBYTECODE="1",
+                   TWOBITS_GIT_COMMIT=source_commit() + "-mutant")
         rc, out = run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"] + (nodes or ["Tests/python"]), self.src, timeout, env)
         (self.logs / f"{label}.python.log").write_text(out)
         return rc, out
