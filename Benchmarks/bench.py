@@ -1474,6 +1474,19 @@ def ledger_markdown(report):
     return "\n".join(lines)
 
 
+def write_report(report, table, output):
+    """Writes the report as JSON to `output` and its table as Markdown beside it, prints the table."""
+    os.makedirs(os.path.dirname(os.path.abspath(output)), exist_ok=True)
+    with open(output, "w") as f:
+        json.dump(report, f, indent=2)
+    md_path = os.path.splitext(output)[0] + ".md"
+    with open(md_path, "w") as f:
+        f.write(table)
+    print(table)
+    log("wrote %s and %s in %.0f s" % (os.path.relpath(output, ROOT) if output.startswith(ROOT) else output,
+                                       os.path.basename(md_path), report["elapsed_s"]))
+
+
 def write_readme(table, start_marker=README_START, end_marker=README_END, heading="Latest results"):
     try:
         with open(README) as f:
@@ -1683,15 +1696,7 @@ def main(argv):
     else:
         report["targets"] = evaluate_targets(runs, es256, args.smoke, app_attest)
         table = markdown(report)
-    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
-    with open(args.output, "w") as f:
-        json.dump(report, f, indent=2)
-    md_path = os.path.splitext(args.output)[0] + ".md"
-    with open(md_path, "w") as f:
-        f.write(table)
-    print(table)
-    log("wrote %s and %s in %.0f s" % (os.path.relpath(args.output, ROOT) if args.output.startswith(ROOT) else args.output,
-                                       os.path.basename(md_path), report["elapsed_s"]))
+    write_report(report, table, args.output)
     if args.write_readme and not failure and not args.smoke:
         if compare:
             write_readme(table, LEDGERS_START, LEDGERS_END, "Ledgers: SQLite, PostgreSQL, two replicas")

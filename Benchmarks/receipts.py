@@ -423,14 +423,7 @@ def main(argv):
         "failure": failure,
     }
     table = markdown(report)
-    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
-    with open(args.output, "w") as f:
-        json.dump(report, f, indent=2)
-    md_path = os.path.splitext(args.output)[0] + ".md"
-    with open(md_path, "w") as f:
-        f.write(table)
-    print(table)
-    B.log("wrote %s and %s in %.0f s" % (args.output, os.path.basename(md_path), report["elapsed_s"]))
+    B.write_report(report, table, args.output)
     if args.write_readme and not failure:
         B.write_readme(table, README_START, README_END, "Receipt refreshes (issue 35)")
     return 1 if failure else 0

@@ -13,15 +13,10 @@ import WireFormats
 @Suite struct SandboxReceiptIntervalTests {
     static let appID = sandboxTeamID + ".com.example.interval"
 
-    /// A key attested through the control API: its id, its ATTEST receipt and its public key.
+    /// A key attested through the control API: its ATTEST receipt and its public key.
     static func attestedKey(_ h: SandboxHarness) async throws -> (receipt: Data, publicKey: Data) {
-        let created = try await h.control("POST", "/sandbox/v1/app-attest/keys", #"{"app_id":"\#(appID)","environment":"development"}"#)
-        let keyID = try #require(created.json?["key_id"]?.stringValue)
-        let hash = SHA256Digest.hash(Data("challenge".utf8)).base64EncodedString()
-        let attested = try await h.control("POST", "/sandbox/v1/app-attest/attestations", #"{"key_id":"\#(keyID)","client_data_hash":"\#(hash)"}"#)
-        let receipt = try #require(attested.json?["receipt"]?.stringValue.flatMap { Data(base64Encoded: $0) })
-        let publicKey = try #require(attested.json?["public_key"]?.stringValue.flatMap { Data(base64Encoded: $0) })
-        return (receipt, publicKey)
+        let key = try await h.attestedAppAttestKey(appID: appID)
+        return (key.receipt, key.publicKey)
     }
 
     /// One renewal as Apple takes it: the bare developer JWT, the receipt's base64 as the body.

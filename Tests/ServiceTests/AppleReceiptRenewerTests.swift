@@ -15,13 +15,8 @@ import UseCases
 
     /// A key attested on the sandbox, as the ledger holds it after the attestation (its ATTEST receipt).
     static func attestedKey(_ h: SandboxHarness) async throws -> AppAttestKeyRecord {
-        let created = try await h.control("POST", "/sandbox/v1/app-attest/keys", #"{"app_id":"\#(appID)","environment":"development"}"#)
-        let keyID = try #require(created.json?["key_id"]?.stringValue)
-        let hash = SHA256Digest.hash(Data("challenge".utf8)).base64EncodedString()
-        let attested = try await h.control("POST", "/sandbox/v1/app-attest/attestations", #"{"key_id":"\#(keyID)","client_data_hash":"\#(hash)"}"#)
-        let receipt = try #require(attested.json?["receipt"]?.stringValue.flatMap { Data(base64Encoded: $0) })
-        let publicKey = try #require(attested.json?["public_key"]?.stringValue.flatMap { Data(base64Encoded: $0) })
-        return AppAttestKeyRecord(keyID: keyID, publicKey: publicKey, receipt: receipt, environment: "development", appID: appID, firstSeen: Date())
+        let key = try await h.attestedAppAttestKey(appID: appID)
+        return AppAttestKeyRecord(keyID: key.keyID, publicKey: key.publicKey, receipt: key.receipt, environment: "development", appID: appID, firstSeen: Date())
     }
 
     static func renewer(_ h: SandboxHarness) throws -> AppleReceiptRenewer {
