@@ -93,6 +93,27 @@ struct HostileStorageTests {
         }
     }
 
+    /// A pending order taken from the ledger whose write intent then cannot be recorded (a trigger refuses the
+    /// intent's row; everything else still writes) is not applied to Apple's bits. With the whole file damaged,
+    /// above, taking the order fails first and the intent is never reached.
+    @Test func aTakenPendingOrderIsNotAppliedWhenItsIntentCannotBeRecorded() async throws {
+        try await withPolicy(Self.roles) { h in
+            let pending = try h.newDevice()
+            _ = try await h.policy.orderPending(.ban, installID: "install-1", reason: "fraud", client: "admin")
+            let updatesBefore = h.calls(.update)
+            try SQLiteConnection(path: h.ledgerPath).execute(
+                "CREATE TRIGGER refuse_intents BEFORE INSERT ON write_intents BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END")
+            #expect(isStorage(await failure { try await h.policy.admit(token: pending.token, installID: "install-1", client: "api") }))
+            #expect(h.calls(.update) == updatesBefore, "Apple was written although the intent could not be recorded")
+            #expect(try h.state(pending.id).updates == 0)
+            // The order was given back, not lost: once intents can be written, the next install applies it.
+            try SQLiteConnection(path: h.ledgerPath).execute("DROP TRIGGER refuse_intents")
+            let admitted = await failure { try await h.policy.admit(token: pending.token, installID: "install-1", client: "api") }
+            #expect(admitted?.description == "deviceBanned", "the pending ban applied, the install refused")
+            #expect(try h.state(pending.id).updates == 1)
+        }
+    }
+
     /// The install counter's write path too (counter layout).
     @Test(arguments: [Damage.readOnly, .deleted])
     func noInstallRegistrationWriteWhenTheIntentCannotBeRecorded(damage: Damage) async throws {
