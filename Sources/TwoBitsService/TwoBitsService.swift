@@ -100,17 +100,18 @@ public final class TwoBitsService: Sendable {
         self.debugSecrets = debugSecrets
         // The strong tier signs with the fallback tier's keys: one JWKS, tokens that name their tier.
         var appAttest: AppAttestExchange?
+        // Apple's risk-metric service: the refresher's renewals, and the ATTEST receipt's at attestation (app_attest.risk).
+        let renewer: (any ReceiptRenewing)? = configuration.appAttest.map { settings in
+            receiptRenewer ?? AppleReceiptRenewer(apple: apple, verifier: settings.receiptVerifier)
+        }
         if let settings = configuration.appAttest, let keys = tokenExchange?.keys {
-            appAttest = AppAttestExchange(settings: settings, tokens: configuration.tokens, policy: policy, ledger: ledger, keys: keys, events: events)
+            appAttest = AppAttestExchange(settings: settings, tokens: configuration.tokens, policy: policy, ledger: ledger, renewer: renewer,
+                                          keys: keys, events: events)
         }
         // Exported at zero from the start, so that dashboards and the alert see the family (and the first count) at once.
         for outcome in ReceiptRefreshReport.Outcome.allCases { metrics.increment(.appAttestReceiptRefreshes, outcome.rawValue, by: 0) }
         // Each replica refreshes; the ledger's leases keep two from renewing one key.
-        if let settings = configuration.appAttest, appAttest != nil, settings.receipts.enabled {
-            let renewer: any ReceiptRenewing
-            if let receiptRenewer { renewer = receiptRenewer } else {
-                renewer = AppleReceiptRenewer(apple: apple, verifier: try settings.receipts.receiptVerifier())
-            }
+        if let settings = configuration.appAttest, appAttest != nil, settings.receipts.enabled, let renewer {
             receiptRefresher = ReceiptRefreshRunner(settings: settings.receipts, store: ledger, renewer: renewer,
                                                     owner: "receipts-\(SecureRandom.base64URL(bytes: 9))",
                                                     onReport: Self.receiptReporter(metrics: metrics, logger: logger))
@@ -125,6 +126,11 @@ public final class TwoBitsService: Sendable {
         gauges.add { metrics.set(.unsavedResolutions, to: Double(policy.unsavedResolutionCount)) }
         if let keys = tokenExchange?.keys {
             gauges.add { metrics.set(.signingKeyAge, to: Date().timeIntervalSince(keys.issuer().key.createdAt).rounded()) }
+        }
+        if let settings = configuration.appAttest, appAttest != nil {
+            let unknown = UnknownMetricKeyCount(store: ledger, grace: settings.risk?.unknownGrace ?? RiskMetricPolicy.defaultUnknownGrace,
+                                                activeWindow: settings.receipts.activeWindow)
+            gauges.add { if let count = await unknown.read() { metrics.set(.appAttestKeysMetricUnknown, to: Double(count)) } }
         }
         HealthController(readinessCheck: readinessCheck, metrics: metrics, gauges: gauges).register(in: &table)
         DeviceController(policy: policy).register(in: &table)

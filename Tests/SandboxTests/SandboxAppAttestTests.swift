@@ -19,9 +19,11 @@ struct SandboxAppAttestTests {
     func verify(_ key: SimulatedAppAttestKey, fault: AttestationFault? = nil, environment: AppAttestEnvironment? = nil,
                 at time: Date? = nil) throws(AppAttestFailure) -> VerifiedAttestation {
         let clientDataHash = SHA256Digest.hash(Data("challenge".utf8))
-        let object = key.attestationObject(clientDataHash: clientDataHash, fault: fault, authority: authority, now: now)
+        // The receipt is made when the app attests, which a later verification time stands for.
+        let object = key.attestationObject(clientDataHash: clientDataHash, fault: fault, authority: authority, now: now, receiptNow: time)
         let verifier = AttestationVerifier(appIDs: [appID], environment: environment ?? key.environment, chainVerifier: authority.chainVerifier(),
-                                           knownIntermediates: [])
+                                           knownIntermediates: [],
+                                           receiptCheck: AttestationReceiptCheck(verifier: authority.receiptAuthority.verifier, challengeLifetime: 300))
         return try verifier.verify(attestationObject: object, keyID: key.keyID, clientDataHash: clientDataHash, at: time ?? now)
     }
 
@@ -54,7 +56,8 @@ struct SandboxAppAttestTests {
     @Test func eachAttestationFaultFailsAtItsStep() {
         let expected: [AttestationFault: AppAttestFailure.Reason] = [
             .badChain: .badChain, .wrongNonce: .nonceMismatch, .wrongAppID: .rpIDMismatch, .wrongEnvironment: .aaguidMismatch,
-            .wrongKeyID: .credentialIDMismatch, .expired: .badChain,
+            .wrongKeyID: .credentialIDMismatch, .expired: .badChain, .garbageReceipt: .receiptInvalid, .emptyReceipt: .receiptInvalid,
+            .nestedReceipt: .receiptInvalid, .foreignReceipt: .receiptInvalid, .staleReceipt: .receiptInvalid, .refreshedReceipt: .receiptInvalid,
         ]
         #expect(Set(expected.keys) == Set(AttestationFault.allCases))
         for (fault, want) in expected {

@@ -13,7 +13,8 @@ import WireFormats
 
     static func configuration(requireDeviceToken: Bool = false) -> ServiceHarness.Configuration {
         ServiceHarness.Configuration(extra: ["app_attest": #"{"apps":["TEAMID1234.com.example.http"],"environment":"production","#
-            + #""root_ca_file":"appattest-root.pem","require_device_token":\#(requireDeviceToken)}"#])
+            + #""root_ca_file":"appattest-root.pem","receipts":{"root_ca_file":"receipt-root.pem","enabled":false},"#
+            + #""require_device_token":\#(requireDeviceToken)}"#])
     }
 
     func challenge(_ h: ServiceHarness) async throws -> String {

@@ -21,7 +21,7 @@ import WireFormats
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let ledger = try DatabaseLocation.sqlite(path: directory + "/ledger.sqlite").openLedger(pool: .init())
         let settings = AppAttestSettings(apps: [appID], environment: .production, chainVerifier: authority.chainVerifier(),
-                                         allowedValidationCategories: categories)
+                                         allowedValidationCategories: categories, receiptVerifier: authority.receiptAuthority.verifier)
         try await body(AppAttestService(settings: settings, ledger: ledger), ledger)
     }
 
@@ -80,7 +80,12 @@ import WireFormats
     @Test func forgedAttestationsAreRefusedWithTheirReasonAndUseNoChallenge() async throws {
         try await withService { service, _ in
             let expected: [AttestationFault: String] = [.badChain: "bad_chain", .wrongNonce: "nonce_mismatch", .wrongAppID: "rp_id_mismatch",
-                                                        .wrongEnvironment: "aaguid_mismatch", .wrongKeyID: "credential_id_mismatch", .expired: "bad_chain"]
+                                                        .wrongEnvironment: "aaguid_mismatch", .wrongKeyID: "credential_id_mismatch", .expired: "bad_chain",
+                                                        // The attestation's own receipt: anything but this key's fresh ATTEST receipt.
+                                                        .garbageReceipt: "receipt_invalid", .emptyReceipt: "receipt_invalid",
+                                                        .nestedReceipt: "receipt_invalid", .foreignReceipt: "receipt_invalid",
+                                                        .staleReceipt: "receipt_invalid", .refreshedReceipt: "receipt_invalid"]
+            #expect(Set(expected.keys) == Set(AttestationFault.allCases))
             for (fault, reason) in expected {
                 let key = device()
                 let challenge = try await service.issueChallenge().value
@@ -92,6 +97,23 @@ import WireFormats
                 _ = try await service.attest(keyID: key.keyID.base64EncodedString(), attestationObject: attestation(key, challenge: challenge), challenge: challenge)
             }
         }
+    }
+
+    @Test func anAttestationsReceiptIsCheckedAgainstTheReceiptRootNotTheAttestationRoot() async throws {
+        // The same sandbox attestation, its receipt judged under Apple Root CA - G3: refused, as any receipt not
+        // signed under the configured receipt root.
+        let directory = NSTemporaryDirectory() + "twobits-appattest-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ledger = try DatabaseLocation.sqlite(path: directory + "/ledger.sqlite").openLedger(pool: .init())
+        let apple = AppAttestService(settings: AppAttestSettings(apps: [appID], environment: .production, chainVerifier: authority.chainVerifier()),
+                                     ledger: ledger)
+        let key = device()
+        let challenge = try await apple.issueChallenge().value
+        let refusal = await code { () async throws(AppAttestError) in
+            _ = try await apple.attest(keyID: key.keyID.base64EncodedString(), attestationObject: attestation(key, challenge: challenge), challenge: challenge)
+        }
+        #expect(refusal == "receipt_invalid")
     }
 
     @Test func aKeyIsAttestedOnce() async throws {

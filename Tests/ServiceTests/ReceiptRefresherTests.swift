@@ -72,7 +72,26 @@ struct ReceiptRefresherTests {
 
     @Test func theRiskPolicyRefusesOnlyAboveItsMaximumAndOnlyWhenToldTo() {
         let refuse = RiskMetricPolicy(maxMetric: 5, action: .refuse)
-        #expect(!refuse.refuses(nil) && !refuse.refuses(5) && refuse.refuses(6))
-        #expect(!RiskMetricPolicy(maxMetric: 5, action: .flag).refuses(6))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(refuse.verdict(metric: nil, attestedAt: now, now: now) == .allowed)
+        #expect(refuse.verdict(metric: 5, attestedAt: now, now: now) == .allowed)
+        #expect(refuse.verdict(metric: 6, attestedAt: now, now: now) == .exceeded(metric: 6))
+        #expect(RiskMetricPolicy(maxMetric: 5, action: .flag).verdict(metric: 6, attestedAt: now, now: now) == .allowed)
+    }
+
+    @Test func anUnknownMetricFailsClosedPastItsGraceUnderRefuseOnly() {
+        let refuse = RiskMetricPolicy(maxMetric: 5, action: .refuse, unknownGrace: 3_600)
+        let attested = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(refuse.verdict(metric: nil, attestedAt: attested, now: attested.addingTimeInterval(3_600)) == .allowed)
+        #expect(refuse.verdict(metric: nil, attestedAt: attested, now: attested.addingTimeInterval(3_601)) == .unknownTooLong(attestedAt: attested))
+        // A known metric is judged on its value however old the key.
+        #expect(refuse.verdict(metric: 2, attestedAt: attested, now: attested.addingTimeInterval(86_400 * 20)) == .allowed)
+        let flag = RiskMetricPolicy(maxMetric: 5, action: .flag, unknownGrace: 3_600)
+        #expect(flag.verdict(metric: nil, attestedAt: attested, now: attested.addingTimeInterval(86_400)) == .allowed)
+        // Two days by default; the attestation-time check follows the action unless told.
+        #expect(RiskMetricPolicy(maxMetric: 5, action: .refuse).unknownGrace == 172_800)
+        #expect(RiskMetricPolicy(maxMetric: 5, action: .refuse).checkAtAttestation)
+        #expect(!RiskMetricPolicy(maxMetric: 5, action: .flag).checkAtAttestation)
+        #expect(RiskMetricPolicy(maxMetric: 5, action: .flag, checkAtAttestation: true).checkAtAttestation)
     }
 }

@@ -96,6 +96,8 @@ public final class ServiceHarness: Sendable {
         sandboxURL = try sandbox.start()
         // The root the sandbox's simulated iPhones chain to, for an `app_attest` section's root_ca_file.
         try sandbox.appAttestAuthority.rootPEM.write(toFile: directory + "/appattest-root.pem", atomically: true, encoding: .utf8)
+        // And the root its receipts chain to, for app_attest.receipts.root_ca_file (required with the root above).
+        try sandbox.appAttestAuthority.receiptAuthority.rootPEM.write(toFile: directory + "/receipt-root.pem", atomically: true, encoding: .utf8)
 
         var keys: [String: String] = [:]
         var clients: [String] = []

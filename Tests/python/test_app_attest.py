@@ -11,7 +11,8 @@ import pytest
 from conftest import AUDIENCE, ISSUER
 
 APP_ID = "TEAMID1234.com.example.strong"
-APP_ATTEST = {"apps": [APP_ID], "environment": "production", "root_ca_file": "appattest-root.pem"}
+APP_ATTEST = {"apps": [APP_ID], "environment": "production", "root_ca_file": "appattest-root.pem",
+                "receipts": {"root_ca_file": "receipt-root.pem", "enabled": False}}
 
 
 @pytest.fixture(scope="module")
@@ -138,7 +139,11 @@ def test_a_limited_use_appattest_token_is_consumed_once(deployment):
 
 @pytest.mark.parametrize("fault, reason", [("bad_chain", "bad_chain"), ("wrong_nonce", "nonce_mismatch"), ("wrong_app_id", "rp_id_mismatch"),
                                            ("wrong_environment", "aaguid_mismatch"), ("wrong_key_id", "credential_id_mismatch"),
-                                           ("expired", "bad_chain")])
+                                           ("expired", "bad_chain"),
+                                           # The attestation's own receipt: only this key's fresh ATTEST receipt passes.
+                                           ("garbage_receipt", "receipt_invalid"), ("empty_receipt", "receipt_invalid"),
+                                           ("nested_receipt", "receipt_invalid"), ("foreign_receipt", "receipt_invalid"),
+                                           ("stale_receipt", "receipt_invalid"), ("refreshed_receipt", "receipt_invalid")])
 def test_a_wrong_attestation_is_refused_with_its_reason_and_leaves_the_challenge_usable(deployment, fault, reason):
     key_id = new_key(deployment)
     value = challenge(deployment)

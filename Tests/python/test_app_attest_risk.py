@@ -14,6 +14,8 @@ import test_app_attest as aa
 from test_replicas import replica_options
 
 RISK = {"max_metric": 3, "action": "refuse"}
+# The refresher's path alone: the attestation does not renew its receipt at once.
+RISK_REFRESHED_LATER = {**RISK, "check_at_attestation": False}
 # The keys are production keys (aa.APP_ATTEST): the sandbox, like Apple's production data host, answers 400
 # Incorrect Environment to any other receipt, so it runs in production too.
 PRODUCTION = "production"
@@ -131,7 +133,7 @@ def risk_claim(deployment, answer):
 
 
 def test_a_device_farm_crosses_max_metric_and_is_refused_while_an_honest_phone_is_not(twobits_factory):
-    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": app_attest(risk=RISK)})
+    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": app_attest(risk=RISK_REFRESHED_LATER)})
     farm = deployment.new_device()
     farm_artifacts = {}
     for _ in range(4):
@@ -165,22 +167,48 @@ def test_a_device_farm_crosses_max_metric_and_is_refused_while_an_honest_phone_i
     assert listed.status == 200 and len(listed.json["keys"]) == 4, listed
 
 
-def test_a_receipt_under_another_root_is_refused_and_never_stored(twobits_factory):
-    """Without the sandbox's receipt root the refresher trusts Apple Root CA - G3 only: the sandbox's
-    receipts fail at the chain, no metric is kept, and the refusal is counted."""
-    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": {**aa.APP_ATTEST, "risk": RISK,
-                                                                              "receipts": {"idle_poll_seconds": 0.2}}})
-    key_id = aa.new_key(deployment)
-    artifact = attested(deployment, key_id)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and attestation_data_calls(deployment) == 0:
-        time.sleep(0.5)
-    assert attestation_data_calls(deployment) == 1
-    time.sleep(1)
-    assert key_view(deployment, artifact).get("risk_metric") is None
-    metrics = deployment.get("/metrics", client="ops").raw.decode()
-    assert 'twobits_app_attest_receipt_refreshes_total{outcome="refused"} 1' in metrics, metrics
-    assert "chain" in deployment.logs["server"].read_text()
+def test_a_farm_attesting_a_fresh_key_per_session_meets_the_policy_at_attestation(twobits_factory):
+    """With `refuse`, an attestation renews its ATTEST receipt at once: Apple's metric counts the device's other
+    keys, so the key that takes the device over `max_metric` is refused before any token (limited-use too), its
+    challenge left usable; a phone with one key is attested with its metric in its first token."""
+    deployment = twobits_factory(environment=PRODUCTION, extra={"app_attest": app_attest(risk=RISK)})
+    farm = deployment.new_device()
+    for _ in range(3):
+        attested(deployment, farm_key(deployment, farm))
+    over = farm_key(deployment, farm)
+    for limited_use in (False, True):
+        value = aa.challenge(deployment)
+        body = {"key_id": over, "attestation_object": aa.attestation_object(deployment, over, value), "challenge": value,
+                "limited_use": limited_use}
+        answer = deployment.post("/v1/app-attest/attestations", body, client="main")
+        assert answer.status == 403 and answer.error_code == "attestation_invalid", answer
+        assert answer.json["error"]["reason"] == "risk_metric_exceeded", answer
+    honest_key = farm_key(deployment, deployment.new_device())
+    value = aa.challenge(deployment)
+    answer = deployment.post("/v1/app-attest/attestations", {"key_id": honest_key, "challenge": value,
+                                                               "attestation_object": aa.attestation_object(deployment, honest_key, value)}, client="main")
+    assert answer.status == 201 and risk_claim(deployment, answer) == 1, answer
+    view = key_view(deployment, answer.json["artifact"])
+    assert view["risk_metric"] == 1 and view["receipt_not_before"], view
+    # One renewal per attestation (three farm keys, two refusals, the phone); none by the refresher yet.
+    assert attestation_data_calls(deployment) == 6
+    listed = deployment.get("/v1/admin/app-attest/keys?min_risk_metric=3", client="ops")
+    assert listed.status == 200 and len(listed.json["keys"]) == 1, listed
+
+
+@pytest.mark.parametrize("receipts, says", [
+    # The App Attestation root given for receipts by mistake: it signs attestations, never receipts.
+    ({"root_ca_file": "given-by-mistake.pem"}, "App Attestation root"),
+    # The sandbox's attestation root with Apple's receipt root: every attestation's receipt would fail.
+    ({}, "is required when app_attest.root_ca_file"),
+])
+def test_a_receipt_root_that_cannot_verify_these_receipts_stops_the_server_at_start(twobits_factory, receipts, says):
+    deployment = twobits_factory(autostart=False, environment=PRODUCTION, extra={"app_attest": {**aa.APP_ATTEST, "receipts": receipts}})
+    deployment.start_sandbox()
+    (deployment.dir / "given-by-mistake.pem").write_bytes((deployment.dir / "appattest-root.pem").read_bytes())
+    result = deployment.cli("serve", "--config", str(deployment.config_path), check=False)
+    assert result.returncode != 0
+    assert "app_attest.receipts.root_ca_file" in result.stderr + result.stdout and says in result.stderr + result.stdout, result
 
 
 def test_a_429_storm_is_backed_off_not_hammered(twobits_factory):

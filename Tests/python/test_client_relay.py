@@ -23,7 +23,8 @@ OTHER_SESSION = "session-of-another-user"
 @pytest.fixture(scope="module")
 def deployment(twobits_module_factory):
     return twobits_module_factory(extra={"app_attest": {"apps": [APP_ID], "environment": "production",
-                                                        "root_ca_file": "appattest-root.pem"}})
+                                                        "root_ca_file": "appattest-root.pem",
+                "receipts": {"root_ca_file": "receipt-root.pem", "enabled": False}}})
 
 
 @pytest.fixture(scope="module")

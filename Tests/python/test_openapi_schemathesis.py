@@ -67,7 +67,8 @@ def deployments(twobits_module_factory):
     """Layout name -> deployment: promotion and ban bits with a promotion `spring` active since 2020,
     and the reinstall counter (the only layout under which POST /v1/installs answers 200)."""
     # App Attest on, trusting the sandbox's root, so the strong tier's routes are fuzzed past `not_enabled`.
-    app_attest = {"app_attest": {"apps": ["TEAMID1234.com.example.fuzzed"], "root_ca_file": "appattest-root.pem"}}
+    app_attest = {"app_attest": {"apps": ["TEAMID1234.com.example.fuzzed"], "root_ca_file": "appattest-root.pem",
+                "receipts": {"root_ca_file": "receipt-root.pem", "enabled": False}}}
     return {
         "promotion-ban": twobits_module_factory("openapi", promotions=[{"id": "spring", "starts": "2020-01"}], extra=app_attest),
         "reinstall-counter": twobits_module_factory("openapi-counter", layout={"mode": "reinstall-counter", "ban_at": 3}, extra=app_attest),

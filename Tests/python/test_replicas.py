@@ -32,7 +32,8 @@ from conftest import POSTGRES_SCRIPT, PostgresCluster, current_month, http, post
 
 PROMOTION = "spring"
 # The strong tier's helpers (the sandbox's simulated iPhones) and configuration, as test_app_attest uses them.
-APP_ATTEST = {"apps": [aa.APP_ID], "environment": "production", "root_ca_file": "appattest-root.pem"}
+APP_ATTEST = {"apps": [aa.APP_ID], "environment": "production", "root_ca_file": "appattest-root.pem",
+                "receipts": {"root_ca_file": "receipt-root.pem", "enabled": False}}
 LAYOUT = {"bit0": "promotion", "bit1": "ban"}
 
 

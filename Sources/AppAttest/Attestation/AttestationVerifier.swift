@@ -11,6 +11,8 @@ public struct AttestationVerifier: Sendable {
     /// Intermediates already parsed: an x5c entry with the same DER reuses the object (parsing only, never trust).
     public let knownIntermediates: [X509Certificate]
     public let decoder: CBORDecoder
+    /// The attestation's own receipt, checked last; nil leaves it unchecked (the offline command, tests of Apple's steps).
+    public let receiptCheck: AttestationReceiptCheck?
 
     /// The OID of the credential certificate's nonce extension.
     public static let nonceExtensionOID = "1.2.840.113635.100.8.2"
@@ -21,7 +23,8 @@ public struct AttestationVerifier: Sendable {
     public init(appIDs: [AppID], environment: AppAttestEnvironment,
                 chainVerifier: CertificateChainVerifier = AppleRootCertificates.appAttestationVerifier,
                 knownIntermediates: [X509Certificate] = [AppleRootCertificates.appAttestationCA1],
-                decoder: CBORDecoder = CBORDecoder()) {
+                decoder: CBORDecoder = CBORDecoder(), receiptCheck: AttestationReceiptCheck? = nil) {
+        self.receiptCheck = receiptCheck
         self.appIDs = appIDs
         self.environment = environment
         self.chainVerifier = chainVerifier
@@ -117,6 +120,9 @@ public struct AttestationVerifier: Sendable {
         guard credential.publicKey == publicKey else {
             throw AppAttestFailure(.publicKeyMismatch, at: .publicKey, "the COSE key in authData differs from the credential certificate's key")
         }
+
+        // The ATTEST receipt, whose refreshes carry the risk metric: a receipt that is not this key's never refreshes.
+        try receiptCheck?.verify(receipt, appID: appID, publicKey: publicKey, environment: environment, at: time)
 
         return VerifiedAttestation(keyID: keyID, publicKey: publicKey, receipt: receipt, environment: environment, appID: appID,
                                    validationCategory: authData.validationCategory, bundleVersion: authData.bundleVersion, counter: 0)

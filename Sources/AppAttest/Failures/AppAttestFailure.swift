@@ -12,6 +12,8 @@ public struct AppAttestFailure: Error, Equatable, CustomStringConvertible, Senda
         case aaguidMismatch = "aaguid_mismatch"
         case credentialIDMismatch = "credential_id_mismatch"
         case publicKeyMismatch = "public_key_mismatch"
+        /// The attestation's ATTEST receipt fails Apple's receipt checks (signature, chain, type, app id, key, time).
+        case receiptInvalid = "receipt_invalid"
         case badSignature = "bad_signature"
         case counterNotIncreasing = "counter_not_increasing"
     }

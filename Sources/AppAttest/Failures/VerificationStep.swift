@@ -10,6 +10,8 @@ public enum VerificationStep: String, Sendable, CaseIterable {
     case aaguid
     case credentialID = "credential_id"
     case publicKey = "public_key"
+    /// The attestation's ATTEST receipt (run by the server; the offline command leaves it out).
+    case receipt
     case signature
 
     /// The attestation steps, in order.
@@ -30,6 +32,7 @@ public enum VerificationStep: String, Sendable, CaseIterable {
         case .aaguid: return "AAGUID matches the environment"
         case .credentialID: return "credential id equals the key id"
         case .publicKey: return "COSE key in authData equals the certificate's key"
+        case .receipt: return "attStmt.receipt is an ATTEST receipt for the app id and this key, chained to the receipt root, created within the challenge's window"
         case .signature: return "ECDSA signature over SHA-256(authenticatorData || SHA-256(clientData))"
         }
     }

@@ -12,6 +12,13 @@ public protocol AppAttestReceiptStore: Sendable {
     /// `owner` no longer holds the key's lease (it expired and another took it): nothing is written.
     func storeRenewedReceipt(keyID: String, owner: String, receipt: Data, riskMetric: Int?, notBefore: Date?, expiration: Date,
                              now: Date) async throws(StorageError) -> Bool
+    /// Stores the receipt Apple renewed right at attestation (the key is new: no lease is held), its times and
+    /// metric, as `storeRenewedReceipt` does. False when the key is unknown or a refresher holds its lease.
+    func storeAttestationReceipt(keyID: String, receipt: Data, riskMetric: Int?, notBefore: Date?, expiration: Date,
+                                 now: Date) async throws(StorageError) -> Bool
+    /// How many keys used at or after `activeSince`, not revoked, attested before `attestedBefore`, have no risk
+    /// metric yet: the keys whose receipts could not be refreshed (docs/app-attest.md, "An unknown metric").
+    func countAppAttestKeysWithUnknownMetric(attestedBefore: Date, activeSince: Date) async throws(StorageError) -> Int
     /// Ends the lease and leaves the key alone until `retryAt` (a back-off, or Apple's "not yet").
     func postponeReceiptRefresh(keyID: String, owner: String, retryAt: Date) async throws(StorageError)
     /// Apple has no data for the key's receipt any more (404): recorded, and the key is never due again.

@@ -21,15 +21,36 @@ extension PostgresLedger {
 
     public func storeRenewedReceipt(keyID: String, owner: String, receipt: Data, riskMetric: Int?, notBefore: Date?, expiration: Date,
                                     now: Date) async throws(StorageError) -> Bool {
+        try await storeReceipt(keyID: keyID, leaseOwner: owner, receipt: receipt, riskMetric: riskMetric, notBefore: notBefore, expiration: expiration, now: now)
+    }
+
+    public func storeAttestationReceipt(keyID: String, receipt: Data, riskMetric: Int?, notBefore: Date?, expiration: Date,
+                                        now: Date) async throws(StorageError) -> Bool {
+        try await storeReceipt(keyID: keyID, leaseOwner: nil, receipt: receipt, riskMetric: riskMetric, notBefore: notBefore, expiration: expiration, now: now)
+    }
+
+    public func countAppAttestKeysWithUnknownMetric(attestedBefore: Date, activeSince: Date) async throws(StorageError) -> Int {
+        let rows = try await run { db throws(PostgresError) in
+            try db.query("""
+                SELECT count(*) AS n FROM app_attest_keys
+                WHERE risk_metric IS NULL AND revoked_ms IS NULL AND first_seen_ms < $1 AND coalesce(last_used_ms, first_seen_ms) >= $2
+                """, [.ms(attestedBefore), .ms(activeSince)])
+        }
+        return Int(try rows.first?.integer("n") ?? 0)
+    }
+
+    /// `leaseOwner` nil: only while no lease is held.
+    private func storeReceipt(keyID: String, leaseOwner: String?, receipt: Data, riskMetric: Int?, notBefore: Date?, expiration: Date,
+                              now: Date) async throws(StorageError) -> Bool {
         try await run { db throws(PostgresError) -> Bool in
             try db.transaction { tx throws(PostgresError) -> Bool in
                 let updated = try tx.query("""
                     UPDATE app_attest_keys SET receipt = $1, receipt_not_before_ms = $2, receipt_expires_ms = $3,
                         risk_metric = coalesce($4, risk_metric), risk_metric_ms = CASE WHEN $4::BIGINT IS NULL THEN risk_metric_ms ELSE $5 END,
                         receipt_retry_ms = NULL, lease_owner = NULL, lease_until_ms = NULL
-                    WHERE key_id = $6 AND lease_owner = $7 RETURNING 1 AS stored
+                    WHERE key_id = $6 AND lease_owner IS NOT DISTINCT FROM $7::TEXT RETURNING 1 AS stored
                     """, [.bytea(receipt), notBefore.map { .ms($0) } ?? .null, .ms(expiration), riskMetric.map { .int($0) } ?? .null, .ms(now),
-                          .text(keyID), .text(owner)])
+                          .text(keyID), leaseOwner.map { .text($0) } ?? .null])
                 guard !updated.isEmpty else { return false }
                 if let riskMetric {
                     try tx.query("""

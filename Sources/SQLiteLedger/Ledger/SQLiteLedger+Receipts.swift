@@ -20,16 +20,37 @@ extension SQLiteLedger {
 
     public func storeRenewedReceipt(keyID: String, owner: String, receipt: Data, riskMetric: Int?, notBefore: Date?, expiration: Date,
                                     now: Date) async throws(StorageError) -> Bool {
+        try await storeReceipt(keyID: keyID, leaseOwner: owner, receipt: receipt, riskMetric: riskMetric, notBefore: notBefore, expiration: expiration, now: now)
+    }
+
+    public func storeAttestationReceipt(keyID: String, receipt: Data, riskMetric: Int?, notBefore: Date?, expiration: Date,
+                                        now: Date) async throws(StorageError) -> Bool {
+        try await storeReceipt(keyID: keyID, leaseOwner: nil, receipt: receipt, riskMetric: riskMetric, notBefore: notBefore, expiration: expiration, now: now)
+    }
+
+    public func countAppAttestKeysWithUnknownMetric(attestedBefore: Date, activeSince: Date) async throws(StorageError) -> Int {
+        let rows = try await run { (db) throws(SQLiteError) in
+            try db.query("""
+                SELECT count(*) AS n FROM app_attest_keys
+                WHERE risk_metric IS NULL AND revoked_ms IS NULL AND first_seen_ms < ? AND coalesce(last_used_ms, first_seen_ms) >= ?
+                """, [.integer(Self.ms(attestedBefore)), .integer(Self.ms(activeSince))])
+        }
+        return Int(try rows.first?.integer("n") ?? 0)
+    }
+
+    /// `leaseOwner` nil: only while no lease is held (SQLite's `IS` compares NULL as a value).
+    private func storeReceipt(keyID: String, leaseOwner: String?, receipt: Data, riskMetric: Int?, notBefore: Date?, expiration: Date,
+                              now: Date) async throws(StorageError) -> Bool {
         try await run { (db) throws(SQLiteError) -> Bool in
             try db.transaction { tx throws(SQLiteError) -> Bool in
                 try tx.query("""
                     UPDATE app_attest_keys SET receipt = ?, receipt_not_before_ms = ?, receipt_expires_ms = ?,
                         risk_metric = coalesce(?, risk_metric), risk_metric_ms = CASE WHEN ? IS NULL THEN risk_metric_ms ELSE ? END,
                         receipt_retry_ms = NULL, lease_owner = NULL, lease_until_ms = NULL
-                    WHERE key_id = ? AND lease_owner = ?
+                    WHERE key_id = ? AND lease_owner IS ?
                     """, [.blob(receipt), notBefore.map { .integer(Self.ms($0)) } ?? .null, .integer(Self.ms(expiration)),
                           riskMetric.map { .integer(Int64($0)) } ?? .null, riskMetric.map { .integer(Int64($0)) } ?? .null, .integer(Self.ms(now)),
-                          .text(keyID), .text(owner)])
+                          .text(keyID), leaseOwner.map { .text($0) } ?? .null])
                 guard tx.changes == 1 else { return false }
                 if let riskMetric {
                     try tx.query("INSERT INTO app_attest_risk_history (key_id, at_ms, metric) VALUES (?, ?, ?) ON CONFLICT(key_id, at_ms) DO UPDATE SET metric = excluded.metric",

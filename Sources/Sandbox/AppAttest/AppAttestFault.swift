@@ -12,6 +12,18 @@ enum AttestationFault: String, CaseIterable, Sendable {
     case wrongKeyID = "wrong_key_id"
     /// The credential certificate's 3 days of validity are over.
     case expired
+    /// `attStmt.receipt` is 64 zero bytes (no CMS at all).
+    case garbageReceipt = "garbage_receipt"
+    /// `attStmt.receipt` is empty.
+    case emptyReceipt = "empty_receipt"
+    /// `attStmt.receipt` is `30 80` repeated: indefinite-length BER nested thousands deep.
+    case nestedReceipt = "nested_receipt"
+    /// `attStmt.receipt` is an honest ATTEST receipt, of another key.
+    case foreignReceipt = "foreign_receipt"
+    /// `attStmt.receipt` was created an hour before the attestation (outside any challenge's lifetime).
+    case staleReceipt = "stale_receipt"
+    /// `attStmt.receipt` is a refreshed receipt (type RECEIPT, with a metric), not the attestation's ATTEST receipt.
+    case refreshedReceipt = "refreshed_receipt"
 }
 
 enum AssertionFault: String, CaseIterable, Sendable {

@@ -54,8 +54,21 @@ final class SimulatedAppAttestKey: Sendable {
         let nonce = SHA256Digest.hash(authData + (fault == .wrongNonce ? SHA256Digest.hash(clientDataHash) : clientDataHash))
         let notBefore = fault == .expired ? now - 4 * 86_400 : now - 60
         let x5c = authority.x5c(for: privateKey.publicKey, keyID: keyID, nonce: nonce, notBefore: notBefore, rogue: fault == .badChain)
-        let receipt = attestReceipt(credentialCertificate: x5c[0], clientDataHash: clientDataHash, authority: authority.receiptAuthority,
-                                    now: receiptNow ?? now)
+        let receiptTime = (receiptNow ?? now) - (fault == .staleReceipt ? 3_600 : 0)
+        var receipt = attestReceipt(credentialCertificate: x5c[0], clientDataHash: clientDataHash, authority: authority.receiptAuthority, now: receiptTime)
+        switch fault {
+        case .garbageReceipt: receipt = Data(repeating: 0, count: 64)
+        case .emptyReceipt: receipt = Data()
+        case .nestedReceipt: receipt = Data([UInt8](repeating: 0, count: 20_000).enumerated().map { $0.offset % 2 == 0 ? 0x30 : 0x80 })
+        case .foreignReceipt:
+            let other = SimulatedAppAttestKey(appID: appID, environment: environment, validationCategory: nil, bundleVersion: nil, deviceID: nil)
+            let otherCertificate = authority.x5c(for: other.privateKey.publicKey, keyID: other.keyID, nonce: nonce, notBefore: notBefore, rogue: false)[0]
+            receipt = other.attestReceipt(credentialCertificate: otherCertificate, clientDataHash: clientDataHash, authority: authority.receiptAuthority,
+                                          now: receiptTime)
+        case .refreshedReceipt:
+            receipt = refreshedReceipt(metric: 1, authority: authority.receiptAuthority, now: receiptTime) ?? receipt
+        default: break
+        }
         return CBOREncoder.encode(.map([
             (.text("fmt"), .text("apple-appattest")),
             (.text("attStmt"), .map([

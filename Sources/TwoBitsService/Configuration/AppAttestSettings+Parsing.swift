@@ -29,11 +29,16 @@ extension AppAttestSettings {
         }
         let rootFile = try a.optionalString("root_ca_file").map { ServiceConfiguration.resolve($0, against: baseDirectory) }
         var chainVerifier = AppleRootCertificates.appAttestationVerifier
+        var attestationRoots: [X509Certificate]?
         if let rootFile {
             guard let data = FileManager.default.contents(atPath: rootFile) else {
                 throw ConfigurationError("app_attest.root_ca_file", "cannot read \(rootFile)")
             }
-            do { chainVerifier = try CertificateChainVerifier(roots: X509Certificate.certificates(pem: String(decoding: data, as: UTF8.self))) } catch {
+            do {
+                let roots = try X509Certificate.certificates(pem: String(decoding: data, as: UTF8.self))
+                chainVerifier = try CertificateChainVerifier(roots: roots)
+                attestationRoots = roots
+            } catch {
                 throw ConfigurationError("app_attest.root_ca_file", "\(rootFile) holds no usable PEM certificate: \(error)")
             }
         }
@@ -50,6 +55,7 @@ extension AppAttestSettings {
             }
             categories = set
         }
+        let receipts = try ReceiptRefreshSettings.parse(&a, baseDirectory: baseDirectory)
         let settings = AppAttestSettings(
             apps: apps, environment: environment, chainVerifier: chainVerifier,
             challengeLifetime: TimeInterval(try a.int("challenge_ttl_seconds", default: 300, range: 30...3_600)),
@@ -60,7 +66,8 @@ extension AppAttestSettings {
             rootOverride: rootFile,
             rollout: try AppAttestRollout.parse(&a),
             maxAttestationsPerSecond: try a.optionalInt("max_attestations_per_second", range: 1...100_000),
-            risk: try RiskMetricPolicy.parse(&a), receipts: try ReceiptRefreshSettings.parse(&a, baseDirectory: baseDirectory))
+            risk: try RiskMetricPolicy.parse(&a), receipts: receipts,
+            receiptVerifier: try receipts.receiptVerifier(attestationRoots: attestationRoots))
         try a.rejectUnknownFields()
         return settings
     }

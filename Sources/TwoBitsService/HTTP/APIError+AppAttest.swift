@@ -36,6 +36,9 @@ extension APIError {
             case .riskMetricExceeded(let metric, let max):
                 self.init(403, invalid, "Apple's risk metric for this key's device (\(metric) keys attested in 30 days) is over this server's limit (app_attest.risk.max_metric \(max))",
                           details: ["reason": refusal.code])
+            case .riskMetricUnknown(_, let grace):
+                self.init(403, invalid, "Apple's risk metric for this key is still unknown \(Int(grace / 3_600)) hours after it was attested (its receipts could not be refreshed at Apple), and this server refuses such keys (app_attest.risk, action refuse); generate and attest a new key",
+                          details: ["reason": refusal.code])
             case .keyAlreadyAttested:
                 self.init(409, "key_already_attested", "this key was attested before; send assertions with it, or generate a new key")
             case .storage(let storage): self = .storageUnavailable(storage)

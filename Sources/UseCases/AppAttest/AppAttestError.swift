@@ -1,4 +1,5 @@
 public import AppAttest
+public import FoundationEssentials
 public import Ledger
 
 /// Why the strong tier refused a request. Each maps to one HTTP answer with its own code.
@@ -22,6 +23,9 @@ public enum AppAttestError: Error, Sendable, Equatable {
     /// The key's risk metric (Apple's count of keys its device attested for the app in 30 days) is over
     /// `app_attest.risk.max_metric` and the action is `refuse`.
     case riskMetricExceeded(metric: Int, max: Int)
+    /// The key has had no risk metric for longer than `app_attest.risk.unknown_metric_grace_seconds` since it was
+    /// attested (its receipts could not be refreshed) and the action is `refuse`.
+    case riskMetricUnknown(attestedAt: Date, grace: TimeInterval)
     case storage(StorageError)
 
     public static func == (a: AppAttestError, b: AppAttestError) -> Bool { a.code == b.code }
@@ -38,6 +42,7 @@ public enum AppAttestError: Error, Sendable, Equatable {
         case .counterNotIncreasing: return "counter_not_increasing"
         case .validationCategoryRefused: return "validation_category_refused"
         case .riskMetricExceeded: return "risk_metric_exceeded"
+        case .riskMetricUnknown: return "risk_metric_unknown"
         case .storage: return "storage_unavailable"
         }
     }

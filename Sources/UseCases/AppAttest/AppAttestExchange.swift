@@ -17,11 +17,20 @@ public struct AppAttestExchange: Sendable {
     let tokens: TokenSettings
     let policy: BitPolicy
     let ledger: any AuditLog
+    let receipts: any AppAttestReceiptStore
+    /// Renews the ATTEST receipt at attestation when `app_attest.risk.check_at_attestation` (nil: never).
+    let renewer: (any ReceiptRenewing)?
     let keys: KeyRing
     let events: any UseCaseEvents
+    let now: @Sendable () -> Date
 
-    public init(settings: AppAttestSettings, tokens: TokenSettings, policy: BitPolicy, ledger: any AppAttestChallengeStore & AppAttestKeyStore & AuditLog, keys: KeyRing, events: any UseCaseEvents) {
-        self.service = AppAttestService(settings: settings, ledger: ledger)
+    public init(settings: AppAttestSettings, tokens: TokenSettings, policy: BitPolicy,
+                ledger: any AppAttestChallengeStore & AppAttestKeyStore & AppAttestReceiptStore & AuditLog, renewer: (any ReceiptRenewing)?,
+                keys: KeyRing, events: any UseCaseEvents, now: @escaping @Sendable () -> Date = { Date() }) {
+        self.service = AppAttestService(settings: settings, ledger: ledger, now: now)
+        self.receipts = ledger
+        self.renewer = renewer
+        self.now = now
         self.settings = settings
         self.tokens = tokens
         self.policy = policy
@@ -41,10 +50,29 @@ public struct AppAttestExchange: Sendable {
         do { verified = try service.verifyAttestation(keyID: request.keyID, attestationObject: attestationObject, challenge: request.challenge) } catch {
             throw reported(.appAttest(error))
         }
+        let renewed = try await riskAtAttestation(verified)
         try await admit(request)
-        let record: AppAttestKeyRecord
+        var record: AppAttestKeyRecord
         do { record = try await service.commit(verified) } catch { throw reported(.appAttest(error)) }
+        if let renewed {
+            // Best effort: the key is stored either way; without this the refresher renews it as any new key.
+            let stored = (try? await receipts.storeAttestationReceipt(keyID: record.keyID, receipt: renewed.receipt, riskMetric: renewed.riskMetric,
+                                                                     notBefore: renewed.notBefore, expiration: renewed.expiration, now: now())) ?? false
+            if stored { record.riskMetric = renewed.riskMetric }
+        }
         return issue(for: record, request)
+    }
+
+    /// With `check_at_attestation`, the new key's ATTEST receipt renewed at Apple: its metric counts the device's
+    /// other keys, so a device over the limit gets no key (the challenge stays usable). An Apple outage or refusal
+    /// lets the attestation through with the metric unknown: `unknown_metric_grace_seconds` then bounds it.
+    private func riskAtAttestation(_ verified: VerifiedKeyAttestation) async throws(AppAttestExchangeError) -> RenewedReceipt? {
+        guard let risk = settings.risk, risk.checkAtAttestation, let renewer else { return nil }
+        guard case .renewed(let receipt) = await renewer.renew(receipt: verified.record.receipt, key: verified.record, now: now()) else { return nil }
+        if case .exceeded(let metric) = risk.verdict(metric: receipt.riskMetric, attestedAt: verified.record.firstSeen, now: now()) {
+            throw reported(.appAttest(.riskMetricExceeded(metric: metric, max: risk.maxMetric)))
+        }
+        return receipt
     }
 
     /// Verifies an assertion by an attested key and issues an `appattest` token.
@@ -54,8 +82,12 @@ public struct AppAttestExchange: Sendable {
             throw reported(.appAttest(error))
         }
         // Before anything is written, as Apple's own checks: a refused key's challenge stays usable.
-        if let risk = settings.risk, risk.refuses(verified.key.riskMetric) {
-            throw reported(.appAttest(.riskMetricExceeded(metric: verified.key.riskMetric ?? 0, max: risk.maxMetric)))
+        if let risk = settings.risk {
+            switch risk.verdict(metric: verified.key.riskMetric, attestedAt: verified.key.firstSeen, now: now()) {
+            case .allowed: break
+            case .exceeded(let metric): throw reported(.appAttest(.riskMetricExceeded(metric: metric, max: risk.maxMetric)))
+            case .unknownTooLong(let attestedAt): throw reported(.appAttest(.riskMetricUnknown(attestedAt: attestedAt, grace: risk.unknownGrace)))
+            }
         }
         try await admit(request)
         let record: AppAttestKeyRecord

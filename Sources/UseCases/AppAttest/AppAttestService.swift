@@ -20,7 +20,8 @@ public struct AppAttestService: Sendable {
         self.settings = settings
         self.ledger = ledger
         self.now = now
-        attestations = AttestationVerifier(appIDs: settings.apps, environment: settings.environment, chainVerifier: settings.chainVerifier)
+        attestations = AttestationVerifier(appIDs: settings.apps, environment: settings.environment, chainVerifier: settings.chainVerifier,
+                                           receiptCheck: AttestationReceiptCheck(verifier: settings.receiptVerifier, challengeLifetime: settings.challengeLifetime))
     }
 
     /// A fresh challenge, stored (by its digest) until it expires or is used.

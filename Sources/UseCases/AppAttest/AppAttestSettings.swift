@@ -29,12 +29,17 @@ public struct AppAttestSettings: Sendable {
     public var risk: RiskMetricPolicy?
     /// `app_attest.receipts`: the refresher of Apple's receipts (the risk metric).
     public var receipts: ReceiptRefreshSettings
+    /// Verifies receipts (the attestation's own, and those Apple renews): Apple Root CA - G3 by default, the
+    /// sandbox's receipt root in development and tests (`app_attest.receipts.root_ca_file`).
+    public var receiptVerifier: ReceiptVerifier
 
     public init(apps: [AppID], environment: AppAttestEnvironment, chainVerifier: CertificateChainVerifier = AppleRootCertificates.appAttestationVerifier,
                 challengeLifetime: TimeInterval = 300, allowedValidationCategories: Set<Int>? = nil, requireValidationCategory: Bool = false,
                 requireDeviceToken: Bool = false, tokenTTLSeconds: Int = 3_600, rootOverride: String? = nil,
                 rollout: AppAttestRollout? = nil, maxAttestationsPerSecond: Int? = nil,
-                risk: RiskMetricPolicy? = nil, receipts: ReceiptRefreshSettings = ReceiptRefreshSettings()) {
+                risk: RiskMetricPolicy? = nil, receipts: ReceiptRefreshSettings = ReceiptRefreshSettings(),
+                receiptVerifier: ReceiptVerifier = ReceiptVerifier()) {
+        self.receiptVerifier = receiptVerifier
         self.risk = risk
         self.receipts = receipts
         self.rollout = rollout

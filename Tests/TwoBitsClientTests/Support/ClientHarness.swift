@@ -29,7 +29,7 @@ final class ClientHarness: Sendable {
     /// The service's configuration: no promotions, and an `app_attest` section for `appID` unless `appAttest` is
     /// false (without it: 409 `not_enabled`), with more members such as `"rollout":0` from `appAttestFields`.
     static func configuration(appAttest: Bool, appAttestFields: String) -> ServiceHarness.Configuration {
-        let appAttestSection = #"{"apps":["\#(appID)"],"environment":"production","root_ca_file":"appattest-root.pem"\#(appAttestFields.isEmpty ? "" : "," + appAttestFields)}"#
+        let appAttestSection = #"{"apps":["\#(appID)"],"environment":"production","root_ca_file":"appattest-root.pem","receipts":{"root_ca_file":"receipt-root.pem","enabled":false}\#(appAttestFields.isEmpty ? "" : "," + appAttestFields)}"#
         return ServiceHarness.Configuration(extra: ["promotions": nil, "app_attest": appAttest ? appAttestSection : nil])
     }
 
