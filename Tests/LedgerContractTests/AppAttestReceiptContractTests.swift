@@ -113,4 +113,45 @@ struct AppAttestReceiptContractTests {
             #expect(try await ledger.appAttestKeys(minRiskMetric: 0, after: nil, limit: 10).count == 4, "a key without a metric is not listed")
         }
     }
+
+    @Test(arguments: Backend.all)
+    func theReceiptRenewedAtAttestationIsStoredOnlyWhileNoLeaseIsHeld(_ backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ledger = try store.open()
+            #expect(try await ledger.storeAppAttestKey(AppAttestContractTests.key("new", firstSeen: now)))
+            let notBefore = now.addingTimeInterval(86_400)
+            #expect(try await ledger.storeAttestationReceipt(keyID: "new", receipt: Data([7]), riskMetric: 3, notBefore: notBefore,
+                                                             expiration: now.addingTimeInterval(90 * 86_400), now: now))
+            let state = try #require(try await ledger.appAttestReceiptState(keyID: "new"))
+            #expect(state.riskMetric == 3 && state.riskMetricAt == now && state.history.map(\.metric) == [3] && state.notBefore == notBefore)
+            #expect(try await ledger.appAttestKey(id: "new")?.receipt == Data([7]))
+            #expect(try await lease(ledger, "a").isEmpty, "not due before the renewed receipt's not-before")
+            // A key a refresher holds is the refresher's: the attestation's copy is not written over it.
+            #expect(try await ledger.storeAppAttestKey(AppAttestContractTests.key("held", firstSeen: now)))
+            #expect(try await lease(ledger, "a") == ["held"])
+            #expect(try await ledger.storeAttestationReceipt(keyID: "held", receipt: Data([8]), riskMetric: 9, notBefore: nil,
+                                                             expiration: now, now: now) == false)
+            #expect(try await ledger.appAttestReceiptState(keyID: "held")?.riskMetric == nil)
+            #expect(try await ledger.storeAttestationReceipt(keyID: "unknown", receipt: Data([8]), riskMetric: 1, notBefore: nil,
+                                                             expiration: now, now: now) == false)
+        }
+    }
+
+    @Test(arguments: Backend.all)
+    func keysWithoutAMetricPastTheGraceAreCounted(_ backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ledger = try store.open()
+            let old = now.addingTimeInterval(-3 * 86_400)
+            for id in ["old-unknown", "old-known", "old-revoked"] {
+                #expect(try await ledger.storeAppAttestKey(AppAttestContractTests.key(id, firstSeen: old)))
+            }
+            #expect(try await ledger.storeAppAttestKey(AppAttestContractTests.key("new-unknown", firstSeen: now)))
+            #expect(try await ledger.storeAppAttestKey(AppAttestContractTests.key("idle-unknown", firstSeen: now.addingTimeInterval(-40 * 86_400))))
+            #expect(try await ledger.storeAttestationReceipt(keyID: "old-known", receipt: Data([1]), riskMetric: 2, notBefore: nil,
+                                                             expiration: now, now: old))
+            #expect(try await ledger.revokeAppAttestKey(keyID: "old-revoked", reason: "test", now: now))
+            let count = try await ledger.countAppAttestKeysWithUnknownMetric(attestedBefore: now.addingTimeInterval(-2 * 86_400), activeSince: activeSince)
+            #expect(count == 1, "only old-unknown: new-unknown is within the grace, idle-unknown unused for 40 days")
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import AppAttest
 import Foundation
 import Testing
 import TwoBitsCrypto
@@ -36,6 +37,30 @@ import UseCases
         #expect(try dataURL(apple: #""base_url":"http://127.0.0.1:9""#, keys: "production") == nil, "the sandbox: the Apple base URL itself")
     }
 
+    @Test func theRiskPolicysGraceAndAttestationCheckAreRead() throws {
+        let refuse = try #require(try parse(#","risk":{"max_metric":5,"action":"refuse"}"#)?.risk)
+        #expect(refuse.unknownGrace == 172_800 && refuse.checkAtAttestation, "two days; the attestation checked with refuse")
+        let flag = try #require(try parse(#","risk":{"max_metric":5,"action":"flag"}"#)?.risk)
+        #expect(!flag.checkAtAttestation, "no Apple call at attestation with flag unless told")
+        let set = try #require(try parse(#","risk":{"max_metric":5,"action":"refuse","unknown_metric_grace_seconds":3600,"check_at_attestation":false}"#)?.risk)
+        #expect(set.unknownGrace == 3_600 && !set.checkAtAttestation)
+    }
+
+    /// A receipt root that cannot verify this deployment's receipts stops the start, naming the field.
+    @Test func aReceiptRootThatIsAnAttestationRootOrMissingIsRefused() throws {
+        try AppleRootCertificates.appAttestationRootPEM.write(toFile: directory + "/apple-attestation-root.pem", atomically: true, encoding: .utf8)
+        section.expectRefused(#","receipts":{"root_ca_file":"apple-attestation-root.pem"}"#, naming: "app_attest.receipts.root_ca_file")
+        // Another attestation root (the sandbox's, or any test CA's) without its receipt root.
+        let rootKey = P256PrivateKey.generate()
+        let other = try X509CertificateBuilder(commonName: "Test App Attest Root", serial: 1, notBefore: Date(), notAfter: Date() + 86_400, isCA: true)
+            .issue(subjectKey: rootKey.publicKey, issuer: nil, issuerKey: rootKey)
+        try other.pem.write(toFile: directory + "/other-root.pem", atomically: true, encoding: .utf8)
+        section.expectRefused(#","root_ca_file":"other-root.pem""#, naming: "app_attest.receipts.root_ca_file")
+        section.expectRefused(#","root_ca_file":"other-root.pem","receipts":{"root_ca_file":"other-root.pem"}"#, naming: "app_attest.receipts.root_ca_file")
+        // Apple's own attestation root given explicitly needs no receipt root: Apple Root CA - G3 verifies its receipts.
+        #expect(try parse(#","root_ca_file":"apple-attestation-root.pem""#) != nil)
+    }
+
     @Test(arguments: [
         (#","receipts":{"max_refreshes_per_second":0}"#, "app_attest.receipts.max_refreshes_per_second"),
         (#","receipts":{"max_refreshes_per_second":2.5}"#, "app_attest.receipts.max_refreshes_per_second"),
@@ -52,6 +77,8 @@ import UseCases
         (#","risk":{"max_metric":5,"action":"flag","notify":true}"#, "app_attest.risk.notify"),
         (#","receipts":{"root_ca_file":"missing.pem"}"#, "app_attest.receipts.root_ca_file"),
         (#","receipts":{"root_ca_file":"AuthKey.p8"}"#, "app_attest.receipts.root_ca_file"),
+        (#","risk":{"max_metric":5,"action":"refuse","unknown_metric_grace_seconds":60}"#, "app_attest.risk.unknown_metric_grace_seconds"),
+        (#","risk":{"max_metric":5,"action":"refuse","check_at_attestation":"yes"}"#, "app_attest.risk.check_at_attestation"),
     ])
     func aBadSectionIsRefusedNamingItsField(fields: String, field: String) {
         section.expectRefused(fields, naming: field)
