@@ -77,6 +77,28 @@ import WireFormats
         }
     }
 
+    @Test func aChallengeForAssertionsOnlyNeverAdmitsAnAttestation() async throws {
+        try await withService { service, _ in
+            let key = device()
+            let keyID = key.keyID.base64EncodedString()
+            let assertionOnly = try await service.issueChallenge(forAttestation: false).value
+            #expect(await code { () async throws(AppAttestError) in
+                _ = try await service.attest(keyID: keyID, attestationObject: attestation(key, challenge: assertionOnly), challenge: assertionOnly)
+            } == "challenge_unknown_or_used")
+            let enrolled = try await service.issueChallenge().value
+            _ = try await service.attest(keyID: keyID, attestationObject: attestation(key, challenge: enrolled), challenge: enrolled)
+            // Both kinds serve an assertion (apps that predate `purpose` ask with `{}`), each once.
+            for challenge in [assertionOnly, try await service.issueChallenge().value] {
+                let (signed, clientData) = assertion(key, challenge: challenge)
+                _ = try await service.assert(keyID: keyID, assertion: signed, clientData: clientData, challenge: challenge)
+                let (again, againData) = assertion(key, challenge: challenge)
+                #expect(await code { () async throws(AppAttestError) in
+                    _ = try await service.assert(keyID: keyID, assertion: again, clientData: againData, challenge: challenge)
+                } == "challenge_unknown_or_used")
+            }
+        }
+    }
+
     @Test func forgedAttestationsAreRefusedWithTheirReasonAndUseNoChallenge() async throws {
         try await withService { service, _ in
             let expected: [AttestationFault: String] = [.badChain: "bad_chain", .wrongNonce: "nonce_mismatch", .wrongAppID: "rp_id_mismatch",

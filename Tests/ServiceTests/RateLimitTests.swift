@@ -159,18 +159,38 @@ struct ReplicaShareTests {
         let replicas = LiveReplicas(4)
         // app_attest.max_attestations_per_second 8 among 4 replicas: a burst of 2 here, 2 a second.
         let cap = AttestationCap(perSecond: 8, replicas: replicas, now: clock.closure)
-        #expect(cap.admit())
-        #expect(cap.admit())
-        #expect(!cap.admit())
+        var installs = (0...).lazy.map { "install-\($0)" }.makeIterator()
+        func admit() -> Bool { cap.admit(installID: installs.next()) }
+        #expect(admit())
+        #expect(admit())
+        #expect(!admit())
         clock.advance(0.5)
-        #expect(cap.admit())
-        #expect(!cap.admit())
+        #expect(admit())
+        #expect(!admit())
         // Alone now: resized to the whole 8 at the next challenge (what was held stays; refills at 8 a second).
         replicas.update(1)
-        #expect(!cap.admit())
+        #expect(!admit())
         clock.advance(1)
-        for _ in 0..<8 { #expect(cap.admit()) }
-        #expect(!cap.admit())
+        for _ in 0..<8 { #expect(admit()) }
+        #expect(!admit())
+    }
+
+    @Test func noOneInstallNorTheAnonymousDrainTheAttestationCap() {
+        let clock = ManualClock()
+        let cap = AttestationCap(perSecond: 10, replicas: LiveReplicas(1), window: 300, now: clock.closure)
+        // One install: twice a window (a retry), however much room is left.
+        #expect(cap.admit(installID: "same") && cap.admit(installID: "same"))
+        #expect(!cap.admit(installID: "same"))
+        clock.advance(299)
+        #expect(!cap.admit(installID: "same"), "still inside its window")
+        clock.advance(2)
+        #expect(cap.admit(installID: "same"), "a new window")
+        // Without an install id: half the burst (5 of 10), the rest kept for installs that say who they are.
+        clock.advance(10)
+        for _ in 0..<5 { #expect(cap.admit(installID: nil)) }
+        #expect(!cap.admit(installID: nil))
+        for i in 0..<5 { #expect(cap.admit(installID: "honest-\(i)")) }
+        #expect(!cap.admit(installID: "honest-5"), "the whole cap is used")
     }
 
     @Test func theGlobalCeilingIsSharedToo() {

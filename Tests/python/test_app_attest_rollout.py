@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from test_app_attest import APP_ATTEST, assert_key, assertion_request, attested
+from test_app_attest import APP_ATTEST, assert_key, assertion_request, attest, attested, new_key
 
 PREFIX = b"twobits.app-attest.rollout.v1\x00"
 
@@ -134,6 +134,39 @@ def test_keys_already_attested_keep_asserting_outside_the_rollout(deployment):
     for expected in (1, 2):
         answer = assert_key(deployment, artifact, assertion_request(deployment, key_id))
         assert answer.status == 200 and answer.json["counter"] == expected and answer.json["tier"] == "appattest", answer
+
+
+def challenge_and_enroll(deployment, **body):
+    answer = deployment.post("/v1/app-attest/challenges", body, client="main")
+    assert answer.status == 201, answer
+    return answer.json["challenge"], answer.json["enroll"]
+
+
+def test_a_challenges_purpose_and_enroll_bind_the_attestation(deployment):
+    """`enroll: false` and `purpose: assertion` are not advice an app may ignore: such a challenge never admits an
+    attestation (401 challenge_unknown_or_used), and the same key attests with an enrolled challenge."""
+    reconfigure(deployment, rollout=0)
+    key_id = new_key(deployment)
+    excluded, enroll = challenge_and_enroll(deployment, install_id="install-bound-1")
+    assert enroll is False
+    refused = attest(deployment, key_id, excluded)
+    assert refused.status == 401 and refused.json["error"]["reason"] == "challenge_unknown_or_used", refused
+    reconfigure(deployment)
+    for_assertion, enroll = challenge_and_enroll(deployment, install_id="install-bound-1", purpose="assertion")
+    assert enroll is True
+    refused = attest(deployment, key_id, for_assertion)
+    assert refused.status == 401 and refused.json["error"]["reason"] == "challenge_unknown_or_used", refused
+    enrolled, enroll = challenge_and_enroll(deployment, install_id="install-bound-1")
+    assert enroll is True and attest(deployment, key_id, enrolled).status == 201
+
+
+def test_one_install_cannot_drain_the_attestation_cap(deployment):
+    """An install id is enrolled twice per challenge lifetime at most (a retry), so one app user asking again and
+    again through the relay takes no room from the others; challenges without an id take at most half."""
+    reconfigure(deployment, max_attestations_per_second=1000)
+    answers = [ask(deployment, install_id="install-greedy") for _ in range(10)]
+    assert answers == [True, True] + [False] * 8, answers
+    assert ask(deployment, install_id="install-patient") is True
 
 
 @pytest.mark.parametrize("body, message", [

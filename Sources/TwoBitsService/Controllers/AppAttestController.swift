@@ -40,10 +40,14 @@ struct AppAttestController: Sendable {
                 guard let named = AppAttestEnrollment.Purpose(rawValue: text) else { throw .badRequest("purpose must be attestation or assertion") }
                 purpose = named
             }
-            let challenge: IssuedChallenge
-            do throws(AppAttestExchangeError) { challenge = try await exchange.challenge() } catch { throw APIError(error, step: .challenge) }
-            // Decided once the challenge exists, so a storage failure takes no room under the cap.
+            // Decided first, because binding: a challenge answered `enroll: false` (or asked for an assertion) is
+            // stored as good for assertions only, and never admits an attestation. A storage failure (503) after
+            // this costs one attestation's room under the cap.
             let enroll = enrollment?.enroll(installID: installID, purpose: purpose) ?? true
+            let challenge: IssuedChallenge
+            do throws(AppAttestExchangeError) {
+                challenge = try await exchange.challenge(forAttestation: enroll && purpose == .attestation)
+            } catch { throw APIError(error, step: .challenge) }
             struct Answer: Encodable { let challenge: String; let expires_in: Int; let enroll: Bool }
             return .json(201, Answer(challenge: challenge.value, expires_in: max(0, Int(challenge.expiresAt.timeIntervalSinceNow.rounded())),
                                      enroll: enroll))

@@ -14,7 +14,7 @@ struct AppAttestEnrollment: Sendable {
 
     init(settings: AppAttestSettings, replicas: LiveReplicas, now: @escaping @Sendable () -> Date = { Date() }) {
         rollout = settings.rollout
-        cap = settings.maxAttestationsPerSecond.map { AttestationCap(perSecond: $0, replicas: replicas) }
+        cap = settings.maxAttestationsPerSecond.map { AttestationCap(perSecond: $0, replicas: replicas, window: settings.challengeLifetime) }
         self.now = now
     }
 
@@ -22,6 +22,6 @@ struct AppAttestEnrollment: Sendable {
     func enroll(installID: String?, purpose: Purpose) -> Bool {
         if let rollout, !rollout.includes(installID: installID, at: now()) { return false }
         guard purpose == .attestation, let cap else { return true }
-        return cap.admit()
+        return cap.admit(installID: installID)
     }
 }

@@ -39,9 +39,9 @@ public struct AppAttestExchange: Sendable {
         self.events = events
     }
 
-    /// A fresh one-time challenge.
-    public func challenge() async throws(AppAttestExchangeError) -> IssuedChallenge {
-        do { return try await service.issueChallenge() } catch { throw reported(.appAttest(error)) }
+    /// A fresh one-time challenge; `forAttestation` false: good for an assertion only.
+    public func challenge(forAttestation: Bool = true) async throws(AppAttestExchangeError) -> IssuedChallenge {
+        do { return try await service.issueChallenge(forAttestation: forAttestation) } catch { throw reported(.appAttest(error)) }
     }
 
     /// Verifies a new key's attestation and issues an `appattest` token.

@@ -24,13 +24,16 @@ public struct AppAttestService: Sendable {
                                            receiptCheck: AttestationReceiptCheck(verifier: settings.receiptVerifier, challengeLifetime: settings.challengeLifetime))
     }
 
-    /// A fresh challenge, stored (by its digest) until it expires or is used.
-    public func issueChallenge() async throws(AppAttestError) -> IssuedChallenge {
+    /// A fresh challenge, stored (by its digest) until it expires or is used. `forAttestation` false: good for an
+    /// assertion only (the app asked with purpose `assertion`, or was answered `enroll: false`), so the rollout
+    /// and the attestation cap bind: such a challenge never admits an attestation.
+    public func issueChallenge(forAttestation: Bool = true) async throws(AppAttestError) -> IssuedChallenge {
         let value = SecureRandom.bytes(32).base64URLEncodedString()
         let now = now()
         let expiresAt = now.addingTimeInterval(settings.challengeLifetime)
         let stored: Bool
-        do { stored = try await ledger.issueAppAttestChallenge(digest: SHA256Digest.hex(value), until: expiresAt, now: now) } catch { throw .storage(error) }
+        let digest = forAttestation ? Self.digest(value) : Self.assertionOnlyDigest(value)
+        do { stored = try await ledger.issueAppAttestChallenge(digest: digest, until: expiresAt, now: now) } catch { throw .storage(error) }
         // 256 random bits colliding with a live challenge means the random source is broken: refuse to go on.
         guard stored else { throw .storage(StorageError("a fresh challenge collided with a live one")) }
         return IssuedChallenge(value: value, expiresAt: expiresAt)
@@ -65,7 +68,7 @@ public struct AppAttestService: Sendable {
 
     /// Uses the challenge up, then stores the key (once per key id).
     public func commit(_ attestation: VerifiedKeyAttestation) async throws(AppAttestError) -> AppAttestKeyRecord {
-        try await consume(attestation.challenge, now: now())
+        try await consume(attestation.challenge, digests: [Self.digest(attestation.challenge)], now: now())
         let stored: Bool
         do { stored = try await ledger.storeAppAttestKey(attestation.record) } catch { throw .storage(error) }
         guard stored else { throw .keyAlreadyAttested }
@@ -101,7 +104,8 @@ public struct AppAttestService: Sendable {
 
     /// Uses the challenge up, then moves the counter forward atomically (one of racing replicas wins).
     public func commit(_ assertion: VerifiedKeyAssertion) async throws(AppAttestError) -> AppAttestKeyRecord {
-        try await consume(assertion.challenge, now: now())
+        // Either kind serves an assertion: apps that predate `purpose` post `{}` for every challenge.
+        try await consume(assertion.challenge, digests: [Self.assertionOnlyDigest(assertion.challenge), Self.digest(assertion.challenge)], now: now())
         var key = assertion.key
         let advance: CounterAdvance
         do { advance = try await ledger.advanceAppAttestCounter(keyID: key.keyID, to: assertion.counter, now: now()) } catch { throw .storage(error) }
@@ -124,11 +128,22 @@ public struct AppAttestService: Sendable {
         do { return try await ledger.revokeAppAttestKey(keyID: keyID, reason: reason, now: now()) } catch { throw .storage(error) }
     }
 
-    private func consume(_ challenge: String, now: Date) async throws(AppAttestError) {
-        let used: Bool
-        do { used = try await ledger.consumeAppAttestChallenge(digest: SHA256Digest.hex(challenge), now: now) } catch { throw .storage(error) }
-        guard used else { throw .challengeUnknownOrUsed }
+    /// Uses the challenge up under the first of `digests` the ledger holds (one of them at most was stored).
+    private func consume(_ challenge: String, digests: [String], now: Date) async throws(AppAttestError) {
+        for digest in digests {
+            let used: Bool
+            do { used = try await ledger.consumeAppAttestChallenge(digest: digest, now: now) } catch { throw .storage(error) }
+            if used { return }
+        }
+        throw .challengeUnknownOrUsed
     }
+
+    /// How a challenge good for attestations (and assertions) is stored: the SHA-256 of its text, as before
+    /// challenges had a purpose, so challenges issued by an older replica keep working.
+    static func digest(_ challenge: String) -> String { SHA256Digest.hex(challenge) }
+
+    /// How a challenge good for assertions only is stored: a digest no attestation looks up.
+    static func assertionOnlyDigest(_ challenge: String) -> String { SHA256Digest.hex("assertion-only:" + challenge) }
 
     private func checkCategory(_ category: Int?) throws(AppAttestError) {
         guard let category else {
