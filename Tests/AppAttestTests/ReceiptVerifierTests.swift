@@ -168,6 +168,14 @@ struct ReceiptVerifierTests {
         #expect(step { _ = try verifier.verify(receipt, appID: appID.description, publicKey: key.publicKey, at: now + 86_400, freshness: nil) } == nil)
     }
 
+    @Test func aReceiptPastItsExpirationIsRefused() throws {
+        let (key, receipt) = attested()
+        let expiration = try verifier.verify(receipt, appID: appID.description, publicKey: key.publicKey, at: now, freshness: nil).expiration
+        // Field 21 itself still verifies (the signer's certificate outlives it); a second later does not.
+        #expect(step { _ = try verifier.verify(receipt, appID: appID.description, publicKey: key.publicKey, at: expiration, freshness: nil) } == nil)
+        #expect(step { _ = try verifier.verify(receipt, appID: appID.description, publicKey: key.publicKey, at: expiration + 1, freshness: nil) } == .expiration)
+    }
+
     static let breakages = [
         "duplicate field", "non-decimal metric", "signed metric", "empty metric", "missing metric in a RECEIPT",
         "missing not before in a RECEIPT", "missing app id", "missing token", "missing expiration", "time with ten fraction digits",
