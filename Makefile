@@ -31,9 +31,10 @@ test: deps
 	$(SWIFT) build --build-tests
 	@.ci/postgres.sh run -- $(MAKE) --no-print-directory test-suites
 
+# TWOBITS_REQUIRE_VECTORS=1: the suites that read ../shared/vectors (docs/testing.md) fail instead of skipping without it.
 test-suites:
-	TWOBITS_REQUIRE_POSTGRES=1 $(SWIFT) test --skip-build --no-parallel
-	$(MAKE) --no-print-directory test-python
+	TWOBITS_REQUIRE_POSTGRES=1 TWOBITS_REQUIRE_VECTORS=1 $(SWIFT) test --skip-build --no-parallel
+	TWOBITS_REQUIRE_VECTORS=1 $(MAKE) --no-print-directory test-python
 
 # Python suites drive the real binaries over loopback (independent JWT checks, crash recovery, the benchmark smoke run).
 test-python:

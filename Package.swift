@@ -116,6 +116,8 @@ let package = Package(
         // Test support shared by the test targets: child processes through posix_spawn.
         .target(name: "ChildProcess", dependencies: ["TwoBitsCrypto"], path: "Tests/ChildProcess"),
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
+        // Finds ../shared/vectors (public test vectors, never copied in) and reads its capture files.
+        .target(name: "TestVectors", path: "Tests/TestVectors"),
         // The harnesses the suites share: a started sandbox, a started service with its typed configuration (on loopback
         // or in process), each closed by a scoped `withSandbox { … }` / `withService { … }` whatever the test body does.
         .target(name: "TestSupport", dependencies: [
@@ -123,7 +125,7 @@ let package = Package(
             "UseCases",
         ], path: "Tests/TestSupport"),
         .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),
-        .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess"]),
+        .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess", "TestVectors"]),
         .testTarget(name: "EventLoopsTests", dependencies: ["EventLoops", "Locking"]),
         // The server over real loopback sockets (curl and a raw socket as its clients), and its connection state machine alone.
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "OutboundHTTP", "EventLoops", "Locking"]),
@@ -135,7 +137,7 @@ let package = Package(
             "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess", "SeededRandom", "TestSupport",
         ]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheckModel", "AppleDeviceCheckClient", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom", "TestSupport"]),
-        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats", "SeededRandom", "Sandbox"]),
+        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats", "SeededRandom", "Sandbox", "TestVectors"]),
         // The sandbox as strict as Apple (raw HTTP, no Apple client), its control API, and its simulated App Attest devices
         // checked by the product's verifiers.
         .testTarget(name: "SandboxTests", dependencies: [

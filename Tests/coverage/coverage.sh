@@ -25,6 +25,7 @@ if [[ -z "${TWOBITS_TEST_POSTGRES:-}" ]]; then
     exec .ci/postgres.sh run -- env TWOBITS_COVERAGE_BUILT=1 "$PWD/Tests/coverage/coverage.sh" "$@"
 fi
 export TWOBITS_REQUIRE_POSTGRES=1
+export TWOBITS_REQUIRE_VECTORS=1
 if [[ -z "${TWOBITS_COVERAGE_BUILT:-}" ]]; then
     "$SWIFT" build --build-tests --enable-code-coverage --scratch-path "$SCRATCH" || exit 2
 fi

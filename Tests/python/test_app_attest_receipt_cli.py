@@ -9,7 +9,7 @@ import pytest
 from conftest import twobits_binary
 
 APP_ID = "TEAMID1234.com.example.receipts"
-STEPS = ["container", "signature", "chain", "payload", "app_id", "freshness", "public_key"]
+STEPS = ["container", "signature", "chain", "payload", "app_id", "freshness", "expiration", "public_key"]
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,7 @@ public import FoundationEssentials
 ///
 /// Lenient where Apple is inconsistent: any field order, field 4 of any length, unknown types and the version
 /// ignored. Strict everywhere else: DER lengths, each type at most once, every required field present, times in
-/// the one format, the metric decimal digits only, field 3 a certificate with a P-256 key.
+/// the one format (RFC 3339 UTC), the metric decimal digits only, field 3 a certificate with a P-256 key.
 public struct ReceiptPayload: Sendable, Equatable {
     /// Field 6.
     public let type: ReceiptType
@@ -72,7 +72,7 @@ public struct ReceiptPayload: Sendable, Equatable {
             return String(decoding: value, as: UTF8.self)
         }
         func time(_ field: ReceiptField, _ value: Data) throws(ReceiptFailure) -> Date {
-            guard let date = ReceiptTime.parse(value) else { throw refuse("field \(field.rawValue) (\(field)) is not YYYY-MM-DDTHH:MM:SS.sssZ") }
+            guard let date = ReceiptTime.parse(value) else { throw refuse("field \(field.rawValue) (\(field)) is not an RFC 3339 UTC time YYYY-MM-DDTHH:MM:SS[.f]Z") }
             return date
         }
 

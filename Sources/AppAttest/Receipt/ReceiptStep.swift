@@ -12,6 +12,8 @@ public enum ReceiptStep: String, Sendable, CaseIterable {
     case appID = "app_id"
     /// 5. Field 12 (creation) is recent, for a receipt just received from Apple.
     case freshness
+    /// 5b. Field 21 (expiration) has not passed at the verification time.
+    case expiration
     /// 6. Field 3's certificate carries the key stored at attestation.
     case publicKey = "public_key"
 
@@ -24,6 +26,7 @@ public enum ReceiptStep: String, Sendable, CaseIterable {
         case .payload: return "the payload's fields: each once, required ones present, lengths, times and the metric well formed"
         case .appID: return "field 2 equals the app id"
         case .freshness: return "field 12 (creation) is within the freshness window of the verification time"
+        case .expiration: return "field 21 (expiration) has not passed at the verification time"
         case .publicKey: return "field 3's certificate key equals the stored public key"
         }
     }

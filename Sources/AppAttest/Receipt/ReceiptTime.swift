@@ -1,12 +1,19 @@
 public import FoundationEssentials
 
-/// The receipts' time format, `YYYY-MM-DDTHH:MM:SS.sssZ` (ASCII, milliseconds, UTC), and nothing else.
+/// The receipts' time format: RFC 3339 in UTC, `YYYY-MM-DDTHH:MM:SS[.f]Z` (ASCII), and nothing else. Apple
+/// writes milliseconds but drops trailing zeros (`…:53.54Z` was seen in a genuine receipt), so the fraction
+/// may have 0 to 9 digits, or be absent.
 public enum ReceiptTime {
+    /// The most fraction digits accepted: nanoseconds, RFC 3339's practical limit.
+    public static let maxFractionDigits = 9
+
     /// Parses exactly that form; nil for anything else (another length, a missing part, a day that does not exist).
     public static func parse<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Date? {
         let b = Array(bytes)
-        guard b.count == 24, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"), b[13] == UInt8(ascii: ":"),
-              b[16] == UInt8(ascii: ":"), b[19] == UInt8(ascii: "."), b[23] == UInt8(ascii: "Z") else { return nil }
+        // 20 bytes without a fraction; with one, a dot and 1-9 digits before the Z.
+        guard b.count == 20 || (22...21 + maxFractionDigits).contains(b.count), b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"),
+              b[10] == UInt8(ascii: "T"), b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"), b[b.count - 1] == UInt8(ascii: "Z"),
+              b.count == 20 || b[19] == UInt8(ascii: ".") else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
             for index in range {
@@ -15,12 +22,15 @@ public enum ReceiptTime {
             }
             return value
         }
+        let fractionDigits = max(0, b.count - 21)
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-              let minute = number(14..<16), let second = number(17..<19), let millisecond = number(20..<23),
+              let minute = number(14..<16), let second = number(17..<19), let fraction = number(20..<20 + fractionDigits),
               (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60, second < 60
         else { return nil }
         let seconds = daysFromCivil(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60 + second
-        return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(millisecond) / 1000)
+        var scale = 1
+        for _ in 0..<fractionDigits { scale *= 10 }
+        return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(fraction) / TimeInterval(scale))
     }
 
     /// Formats a date in that form (milliseconds truncated).

@@ -2,7 +2,7 @@ public import FoundationEssentials
 public import TwoBitsCrypto
 
 /// Verifies App Attest receipts (the one in an attestation, and those `attestationData` returns), Apple's steps
-/// of "Assessing fraud risk" in order: signature, chain, payload, app id, freshness, key. Stateless but for the
+/// of "Assessing fraud risk" in order: signature, chain, payload, app id, freshness, expiration, key. Stateless but for the
 /// chain verifier's memory of intermediates already verified.
 public struct ReceiptVerifier: Sendable {
     public let chainVerifier: CertificateChainVerifier
@@ -63,6 +63,11 @@ public struct ReceiptVerifier: Sendable {
             guard abs(age) <= freshness else {
                 throw ReceiptFailure(at: .freshness, "created \(ReceiptTime.format(payload.creation)), \(Int(age)) s from \(ReceiptTime.format(time)): more than \(Int(freshness)) s")
             }
+        }
+
+        // 5b. Expiration: past field 21 a receipt is no longer Apple's word on the key (and Apple will not renew it).
+        guard time <= payload.expiration else {
+            throw ReceiptFailure(at: .expiration, "expired \(ReceiptTime.format(payload.expiration)), before \(ReceiptTime.format(time))")
         }
 
         // 6. The attested key.
