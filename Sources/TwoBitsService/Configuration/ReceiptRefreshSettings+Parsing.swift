@@ -25,9 +25,7 @@ extension ReceiptRefreshSettings {
     }
 
     private static func receiptVerifier(trusting rootFile: String) throws(ConfigurationError) -> ReceiptVerifier {
-        guard let data = FileManager.default.contents(atPath: rootFile) else {
-            throw ConfigurationError("app_attest.receipts.root_ca_file", "cannot read \(rootFile)")
-        }
+        let data = try ServiceConfiguration.readRegularFile(rootFile, field: "app_attest.receipts.root_ca_file")
         do { return ReceiptVerifier(chainVerifier: try CertificateChainVerifier(roots: X509Certificate.certificates(pem: String(decoding: data, as: UTF8.self)))) } catch {
             throw ConfigurationError("app_attest.receipts.root_ca_file", "\(rootFile) holds no usable PEM certificate: \(error)")
         }
