@@ -14,9 +14,9 @@ extension ServiceConfiguration {
         }
     }
 
-    /// The bytes of the regular file at `path`, or an error naming `field`.
+    /// The bytes of the regular file at `path`, or an error naming `field`. FileBytes refuses anything else on
+    /// the descriptor it opened without blocking, so no stat beforehand is needed (nor could one be trusted).
     static func readRegularFile(_ path: String, field: String) throws(ConfigurationError) -> Data {
-        try refuseIrregularFile(path, field: field)
         do { return Data(try FileBytes.read(path)) } catch {
             throw ConfigurationError(field, "cannot read \(path): \(error.reason)")
         }
