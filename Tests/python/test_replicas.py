@@ -825,6 +825,7 @@ def test_ledger_copy_refuses_what_it_cannot_copy_exactly_and_compares_values(two
     blob arrived as the text `\\x…`, and both were reported as "every count matches"."""
     deployment = twobits_factory("copy-exact", **replica_options("twobits.sqlite"))
     assert deployment.exchange(deployment.mint(deployment.new_device())).status == 201
+    assert deployment.post("/v1/admin/bans", {"install_id": "install-exact", "reason": "copied"}, client="ops").status == 202
     deployment.kill_server(signal.SIGTERM)
     ledger = deployment.dir / "twobits.sqlite"
     with sqlite3.connect(ledger) as db:
@@ -842,7 +843,7 @@ def test_ledger_copy_refuses_what_it_cannot_copy_exactly_and_compares_values(two
         db.execute("UPDATE audit_events SET reason = ? WHERE id = ?", ("changed", row))
     again = deployment.cli("ledger", "copy", "--from", "twobits.sqlite", "--to", uri, "--replace")
     assert copy_digests(again.stdout)["audit_events"] != digests["audit_events"], again.stdout
-    assert postgres.psql(f"SELECT reason FROM audit_events WHERE id = {row}", database) == "changed"
+    assert postgres.psql(f"SELECT reason FROM audit_events WHERE id = {row}", database).strip() == "changed"
 
     for value, problem in [(1e300, "REAL"), ("a\x00b", "NUL"), (b"\xff\x00", "blob")]:
         column = "at_ms" if problem == "REAL" else "reason"
@@ -850,10 +851,10 @@ def test_ledger_copy_refuses_what_it_cannot_copy_exactly_and_compares_values(two
             db.execute(f"UPDATE audit_events SET {column} = ? WHERE id = ?", (value, row))
         refused = deployment.cli("ledger", "copy", "--from", "twobits.sqlite", "--to", uri, "--replace", check=False)
         said = refused.stdout + refused.stderr
-        assert refused.returncode == 1, (problem, refused.returncode, said)
+        assert refused.returncode > 0, (problem, refused.returncode, said)  # an exit, not a signal (SIGILL was -4)
         assert f"table audit_events, column {column}, rowid {row}" in said and problem in said, said
         assert "copied" not in refused.stdout, said
         # The target is as the last good copy left it.
-        assert postgres.psql(f"SELECT reason FROM audit_events WHERE id = {row}", database) == "changed"
+        assert postgres.psql(f"SELECT reason FROM audit_events WHERE id = {row}", database).strip() == "changed"
         with sqlite3.connect(ledger) as db:
             db.execute("UPDATE audit_events SET at_ms = 1, reason = ? WHERE id = ?", (reason, row))
