@@ -10,11 +10,14 @@ RELEASE := -c release --static-swift-stdlib
 deps:
 	@.ci/install-deps.sh --test
 
+# Every build names the commit it comes from (`twobits --version`): .ci/build-commit.sh writes it first.
 build: deps
+	@.ci/build-commit.sh
 	$(SWIFT) build
 
 release:
 	@.ci/install-deps.sh --run
+	@.ci/build-commit.sh
 	$(SWIFT) build $(RELEASE)
 
 # The Debian package twobits_<version>_<arch>.deb in .build-package/ (static Swift runtime, stripped, git commit inside).
@@ -28,6 +31,7 @@ run: release
 
 # Everything runs beside a throw-away PostgreSQL cluster (.ci/postgres.sh), removed at the end whatever happened.
 test: deps
+	@.ci/build-commit.sh
 	$(SWIFT) build --build-tests
 	@.ci/postgres.sh run -- $(MAKE) --no-print-directory test-suites
 
@@ -38,6 +42,7 @@ test-suites:
 
 # Python suites drive the real binaries over loopback (independent JWT checks, crash recovery, the benchmark smoke run).
 test-python:
+	@.ci/build-commit.sh
 	$(SWIFT) build $(RELEASE)
 	TWOBITS_BIN=$(CURDIR)/.build/release/twobits python3 -m pytest -q Tests/python
 

@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "CSQLiteShims", dependencies: ["CSQLite"], cSettings: strictC),
         // epoll, eventfd and the monotonic clock (glibc only, nothing to link).
         .target(name: "CEventLoop", cSettings: strictC),
-        // The git commit `make package` builds from (-Xcc -DTWOBITS_GIT_COMMIT=...), as a function.
+        // The git commit a build comes from (GitCommit.h from .ci/build-commit.sh, or -Xcc -DTWOBITS_GIT_COMMIT=...), as a function.
         .target(name: "CBuildInfo", cSettings: strictC),
 
         // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see, the FIFO queue such a lock guards, and named

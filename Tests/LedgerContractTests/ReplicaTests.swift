@@ -358,7 +358,7 @@ struct ReplicaTests {
 
             let tables = try source.exportTables()
             let target = try store.openPostgres()
-            let counts = try target.importTables(tables, replacingExisting: false)
+            let counts = try target.importTables(tables, replacingExisting: false).counts
             #expect(counts == tables.counts)
             #expect(counts["audit_events"] == 5 && counts["write_intents"] == 1 && counts["idempotency_keys"] == 2)
             #expect(try target.tableCounts() == counts)
@@ -383,7 +383,7 @@ struct ReplicaTests {
                 Issue.record("a non-empty target was overwritten")
             } catch { #expect("\(error)".contains("not empty"), "\(error)") }
             #expect(try target.tableCounts()["audit_events"] == 6, "nothing written by the refused copy")
-            #expect(try target.importTables(tables, replacingExisting: true) == tables.counts)
+            #expect(try target.importTables(tables, replacingExisting: true).counts == tables.counts)
         }
     }
 }

@@ -157,6 +157,9 @@ class Workspace:
     def prepare(self):
         log(f"syncing {REPO} -> {self.src}")
         sync(REPO, self.src)
+        # The copy has no .git: its builds name the source commit, as the package test's binary does.
+        subprocess.run(["bash", ".ci/build-commit.sh"], cwd=self.src, check=True,
+                       env=dict(os.environ, TWOBITS_GIT_COMMIT=source_commit() + "-mutant"))
         self.logs.mkdir(parents=True, exist_ok=True)
 
     def build(self, label):

@@ -1,10 +1,12 @@
 """The `twobits` command line: usage and exit codes, and `twobits admin` against a running server
 (human and --json output, refusals named, an unreachable server reported)."""
 import json
+import os
 import re
 import sqlite3
+import subprocess
 
-from conftest import free_port
+from conftest import REPO, free_port
 
 
 def test_usage_and_exit_codes(twobits):
@@ -48,6 +50,18 @@ def test_version_and_a_missing_required_option(twobits_factory):
     # No --config and no TWOBITS_CONFIG: a usage error naming both, before anything starts.
     serve = d.cli("serve", check=False, env={"TWOBITS_CONFIG": ""})
     assert serve.returncode == 2 and "--config is required (or set TWOBITS_CONFIG)" in serve.stderr, serve
+
+
+def test_the_binary_names_the_commit_it_was_built_from(twobits_factory):
+    """The suite's binary is built by the Makefile (or the mutation runner), which writes the commit in: the
+    checkout's HEAD, or TWOBITS_GIT_COMMIT in a copy without .git."""
+    expected = os.environ.get("TWOBITS_GIT_COMMIT")
+    if not expected:
+        head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=REPO, capture_output=True, text=True)
+        assert head.returncode == 0, f"neither a git checkout nor TWOBITS_GIT_COMMIT: {head.stderr}"
+        expected = head.stdout.strip()
+    version = twobits_factory(autostart=False).cli("--version").stdout.strip()
+    assert re.fullmatch(rf"twobits \d+\.\d+\.\d+ \(commit {re.escape(expected)}(-dirty)?\)", version), (version, expected)
 
 
 def test_migrate_a_sqlite_ledger(twobits):

@@ -55,6 +55,20 @@ def test_world_writable_key_directory_is_refused_at_start(twobits_factory):
     d.start_server()
 
 
+def test_a_private_key_file_that_is_a_fifo_stops_the_start_at_once_naming_the_field(twobits_factory):
+    """Opening a FIFO waits for a writer: such a key used to hang the start with no output."""
+    d = twobits_factory(name="fifo-key", autostart=False)
+    fifo = d.dir / "AuthKey-fifo.p8"
+    os.mkfifo(fifo, 0o600)
+    d.config["apple"]["private_key_file"] = str(fifo)
+    rewrite_config(d)
+    started = time.monotonic()
+    code, output = serve_once(d, timeout=15)
+    assert code == 1, output
+    assert "apple.private_key_file" in output and "not a regular file" in output and str(fifo) in output, output
+    assert time.monotonic() - started < 10
+
+
 def test_group_writable_key_directory_is_refused_too(twobits_factory):
     d = twobits_factory(autostart=False)
     os.chmod(d.keys_dir, 0o770)

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import threading
 import time
 import uuid
@@ -813,3 +814,48 @@ def test_ledger_copy_moves_a_served_sqlite_ledger_into_postgres(twobits_factory,
     assert "install-later" in pending_installs(deployment)
     assert_password_absent(deployment, postgres.password, copied.stdout, copied.stderr, refused.stdout, refused.stderr,
                            deployment.get("/readyz").raw.decode())
+
+
+def copy_digests(output):
+    """{table: SHA-256} from `twobits ledger copy`'s report (one 64-hex digest per table line)."""
+    return {m.group(1): m.group(2) for m in re.finditer(r"^(\w+)\s+\d+\s+\d+\s+([0-9a-f]{64})\s*$", output, re.M)}
+
+
+def test_ledger_copy_refuses_what_it_cannot_copy_exactly_and_compares_values(twobits_factory, postgres):
+    """A REAL out of BIGINT's range used to kill the copy with SIGILL; a text with a NUL arrived cut at it, a
+    blob arrived as the text `\\x…`, and both were reported as "every count matches"."""
+    deployment = twobits_factory("copy-exact", **replica_options("twobits.sqlite"))
+    assert deployment.exchange(deployment.mint(deployment.new_device())).status == 201
+    assert deployment.post("/v1/admin/bans", {"install_id": "install-exact", "reason": "copied"}, client="ops").status == 202
+    deployment.kill_server(signal.SIGTERM)
+    ledger = deployment.dir / "twobits.sqlite"
+    with sqlite3.connect(ledger) as db:
+        row = db.execute("SELECT max(id) FROM audit_events").fetchone()[0]
+        reason = db.execute("SELECT reason FROM audit_events WHERE id = ?", (row,)).fetchone()[0]
+
+    uri = postgres.create_database("copyexact")
+    database = uri.rsplit("/", 1)[1]
+    copied = deployment.cli("ledger", "copy", "--from", "twobits.sqlite", "--to", uri)
+    digests = copy_digests(copied.stdout)
+    assert "audit_events" in digests and len(digests) == len(copy_counts(copied.stdout)), copied.stdout
+
+    # A value changed, counts unchanged: the digest moves.
+    with sqlite3.connect(ledger) as db:
+        db.execute("UPDATE audit_events SET reason = ? WHERE id = ?", ("changed", row))
+    again = deployment.cli("ledger", "copy", "--from", "twobits.sqlite", "--to", uri, "--replace")
+    assert copy_digests(again.stdout)["audit_events"] != digests["audit_events"], again.stdout
+    assert postgres.psql(f"SELECT reason FROM audit_events WHERE id = {row}", database).strip() == "changed"
+
+    for value, problem in [(1e300, "REAL"), ("a\x00b", "NUL"), (b"\xff\x00", "blob")]:
+        column = "at_ms" if problem == "REAL" else "reason"
+        with sqlite3.connect(ledger) as db:
+            db.execute(f"UPDATE audit_events SET {column} = ? WHERE id = ?", (value, row))
+        refused = deployment.cli("ledger", "copy", "--from", "twobits.sqlite", "--to", uri, "--replace", check=False)
+        said = refused.stdout + refused.stderr
+        assert refused.returncode > 0, (problem, refused.returncode, said)  # an exit, not a signal (SIGILL was -4)
+        assert f"table audit_events, column {column}, rowid {row}" in said and problem in said, said
+        assert "copied" not in refused.stdout, said
+        # The target is as the last good copy left it.
+        assert postgres.psql(f"SELECT reason FROM audit_events WHERE id = {row}", database).strip() == "changed"
+        with sqlite3.connect(ledger) as db:
+            db.execute("UPDATE audit_events SET at_ms = 1, reason = ? WHERE id = ?", (reason, row))

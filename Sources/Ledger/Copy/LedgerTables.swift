@@ -14,11 +14,19 @@ public struct LedgerTables: Sendable, Equatable {
         public var name: String
         public var columns: [String]
         public var rows: [[Cell]]
+        /// The source's rowid of each row, to name a row that cannot be copied; empty when read from PostgreSQL.
+        public var rowIDs: [Int64]
 
-        public init(name: String, columns: [String], rows: [[Cell]]) {
+        public init(name: String, columns: [String], rows: [[Cell]], rowIDs: [Int64] = []) {
             self.name = name
             self.columns = columns
             self.rows = rows
+            self.rowIDs = rowIDs
+        }
+
+        /// How a refusal names row `index`: its rowid when known.
+        public func rowName(_ index: Int) -> String {
+            index < rowIDs.count ? "rowid \(rowIDs[index])" : "row \(index + 1)"
         }
     }
 

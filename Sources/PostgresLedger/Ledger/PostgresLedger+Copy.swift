@@ -1,30 +1,109 @@
 public import Ledger
 
 extension PostgresLedger {
-    /// Writes `tables` (from `SQLiteLedger.exportTables`) into this database in one transaction; returns
-    /// the rows now in each table. Refuses a database holding any ledger row unless `replacingExisting`
-    /// (which empties those tables first). Audit ids are kept, and the id sequence moves past them.
-    public func importTables(_ tables: LedgerTables, replacingExisting: Bool) throws(StorageError) -> [String: Int] {
+    /// Writes `tables` (from `SQLiteLedger.exportTables`) into this database in one transaction and returns
+    /// them as read back from it. Refuses a database holding any ledger row unless `replacingExisting` (which
+    /// empties those tables first). Exact or nothing: a value the target column cannot hold as it is (a text with
+    /// a NUL, a blob into a text column, an integer outside an INTEGER column's range) is refused before any row
+    /// is written, naming table, column and row; after the inserts every table is read back and compared, value
+    /// for value (`canonicalForm`), with the source, and any difference rolls the whole copy back. Audit ids are
+    /// kept, and the id sequence moves past them.
+    public func importTables(_ tables: LedgerTables, replacingExisting: Bool) throws(StorageError) -> LedgerTables {
         let db = try directConnection()
         do throws(PostgresError) {
-            return try db.transaction { db throws(PostgresError) -> [String: Int] in
+            return try db.transaction { db throws(PostgresError) -> LedgerTables in
                 let existing = try Self.counts(db)
                 let occupied = existing.filter { $0.value > 0 }.keys.sorted()
                 if !occupied.isEmpty {
                     guard replacingExisting else {
                         throw PostgresError(sqlState: nil, message: "the target ledger is not empty (\(occupied.joined(separator: ", "))); pass --replace to overwrite it")
                     }
-                    try db.execute("TRUNCATE \(LedgerTables.tableNames.joined(separator: ", ")) RESTART IDENTITY")
                 }
-                for table in tables.tables where LedgerTables.tableNames.contains(table.name) {
-                    try Self.insert(table, into: db)
+                let copied = tables.tables.filter { LedgerTables.tableNames.contains($0.name) }
+                for table in copied { try Self.refuseInexact(table, columns: Self.columnTypes(of: table.name, db)) }
+                if !occupied.isEmpty { try db.execute("TRUNCATE \(LedgerTables.tableNames.joined(separator: ", ")) RESTART IDENTITY") }
+                for table in copied { try Self.insert(table, into: db) }
+                var readBack: [LedgerTables.Table] = []
+                for table in copied {
+                    let target = try Self.read(table.name, columns: table.columns, db)
+                    guard target.canonicalForm == table.canonicalForm else {
+                        let missing = table.rowsMissing(from: target)
+                        throw PostgresError(sqlState: nil, message: "table \(table.name): the values read back from the target differ from the source's "
+                                            + "(\(missing) of \(table.rows.count) rows not found as they were); nothing was copied")
+                    }
+                    readBack.append(target)
                 }
                 try db.execute("""
                     SELECT setval(pg_get_serial_sequence('audit_events', 'id'), coalesce(max(id), 0) + 1, false) FROM audit_events
                     """)
-                return try Self.counts(db)
+                return LedgerTables(tables: readBack)
             }
         } catch { throw StorageError("PostgreSQL: \(error)") }
+    }
+
+    /// A target column: its type as `format_type` names it, and whether it takes NULL.
+    private struct Column {
+        var type: String
+        var notNull: Bool
+    }
+
+    private static func columnTypes(of table: String, _ db: PostgresConnection) throws(PostgresError) -> [String: Column] {
+        let rows = try db.query("""
+            SELECT attname, format_type(atttypid, atttypmod) AS type, attnotnull::text AS not_null FROM pg_attribute
+            WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped
+            """, [.text(table)])
+        var columns: [String: Column] = [:]
+        for row in rows { columns[row.string("attname") ?? ""] = Column(type: row.string("type") ?? "", notNull: row.string("not_null") == "true") }
+        return columns
+    }
+
+    /// Throws, naming table, column and row, at the first value the target would change or refuse mid-copy:
+    /// PostgreSQL would turn a blob bound to a text column into `\\x…` text and an integer into its digits.
+    private static func refuseInexact(_ table: LedgerTables.Table, columns: [String: Column]) throws(PostgresError) {
+        for column in table.columns where columns[column] == nil {
+            throw PostgresError(sqlState: nil, message: "table \(table.name): the target has no column \(column); nothing was copied")
+        }
+        for (index, row) in table.rows.enumerated() {
+            for (name, cell) in zip(table.columns, row) {
+                let target = columns[name]!
+                let problem: String?
+                switch cell {
+                case .null: problem = target.notNull ? "NULL, which the target's column does not take" : nil
+                case .integer(let i):
+                    switch target.type {
+                    case "bigint": problem = nil
+                    case "integer": problem = Int32(exactly: i) == nil ? "the integer \(i), outside the target's INTEGER range" : nil
+                    case "smallint": problem = Int16(exactly: i) == nil ? "the integer \(i), outside the target's SMALLINT range" : nil
+                    default: problem = "an integer, which the target's \(target.type) column would not keep as one"
+                    }
+                case .text(let s):
+                    if target.type != "text" { problem = "a text, which the target's \(target.type) column would not keep as one" }
+                    else if s.utf8.contains(0) { problem = "a text holding a NUL byte, which PostgreSQL's text cannot hold" }
+                    else { problem = nil }
+                case .blob:
+                    problem = target.type == "bytea" ? nil : "a blob, which the target's \(target.type) column would not keep as one"
+                }
+                if let problem {
+                    throw PostgresError(sqlState: nil, message: "table \(table.name), column \(name), \(table.rowName(index)): \(problem); nothing was copied")
+                }
+            }
+        }
+    }
+
+    /// `columns` of every row of `table`, typed as `LedgerTables.Cell`.
+    private static func read(_ table: String, columns: [String], _ db: PostgresConnection) throws(PostgresError) -> LedgerTables.Table {
+        guard !columns.isEmpty else { return LedgerTables.Table(name: table, columns: columns, rows: []) }
+        let rows = try db.query("SELECT \(columns.map { "\"\($0)\"" }.joined(separator: ", ")) FROM \(table)").map { row in
+            row.values.map { value -> LedgerTables.Cell in
+                switch value {
+                case .null: .null
+                case .integer(let i): .integer(i)
+                case .text(let s): .text(s)
+                case .bytea(let b): .blob(b)
+                }
+            }
+        }
+        return LedgerTables.Table(name: table, columns: columns, rows: rows)
     }
 
     /// Rows per ledger table (`LedgerTables.tableNames`).

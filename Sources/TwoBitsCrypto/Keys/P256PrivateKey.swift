@@ -35,7 +35,7 @@ public final class P256PrivateKey: @unchecked Sendable {
     public convenience init(contentsOfFile path: String) throws(KeyError) {
         let bytes: [UInt8]
         do { bytes = try FileBytes.read(path) } catch {
-            let reason = error.errno == ENOENT ? "no such file" : "permission denied or not a regular file"
+            let reason = error.isNotRegularFile ? error.reason : error.errno == ENOENT ? "no such file" : "permission denied or not a regular file"
             throw .unreadable(path: path, reason: reason)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .notPEM }

@@ -16,9 +16,10 @@ extension AppAttestSettings {
         }
         var apps: [AppID] = []
         for (index, value) in appValues.enumerated() {
-            guard let text = value.stringValue, let app = AppID(text), app.teamID.count == 10,
-                  app.teamID.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) }), !app.bundleID.isEmpty else {
-                throw ConfigurationError("app_attest.apps[\(index)]", "must be \"TEAMID.bundle.id\" (a 10-character team id, a dot, the bundle id)")
+            guard let text = value.stringValue, let app = AppID(text), app.isWellFormed else {
+                throw ConfigurationError("app_attest.apps[\(index)]",
+                                         "must be \"TEAMID.bundle.id\": a team id of 10 uppercase letters and digits, a dot, and a bundle id of "
+                                         + "1 to \(AppID.maxBundleIDLength) letters, digits, hyphens and periods")
             }
             apps.append(app)
         }
@@ -31,9 +32,7 @@ extension AppAttestSettings {
         var chainVerifier = AppleRootCertificates.appAttestationVerifier
         var attestationRoots: [X509Certificate]?
         if let rootFile {
-            guard let data = FileManager.default.contents(atPath: rootFile) else {
-                throw ConfigurationError("app_attest.root_ca_file", "cannot read \(rootFile)")
-            }
+            let data = try ServiceConfiguration.readRegularFile(rootFile, field: "app_attest.root_ca_file")
             do {
                 let roots = try X509Certificate.certificates(pem: String(decoding: data, as: UTF8.self))
                 chainVerifier = try CertificateChainVerifier(roots: roots)

@@ -30,7 +30,7 @@ extension ReceiptRefreshSettings {
             return ReceiptVerifier()
         }
         let field = "app_attest.receipts.root_ca_file"
-        guard let data = FileManager.default.contents(atPath: rootOverride) else { throw ConfigurationError(field, "cannot read \(rootOverride)") }
+        let data = try ServiceConfiguration.readRegularFile(rootOverride, field: field)
         let roots: [X509Certificate]
         do { roots = try X509Certificate.certificates(pem: String(decoding: data, as: UTF8.self)) } catch {
             throw ConfigurationError(field, "\(rootOverride) holds no usable PEM certificate: \(error)")

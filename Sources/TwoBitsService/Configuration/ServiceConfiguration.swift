@@ -91,6 +91,7 @@ public struct ServiceConfiguration: Sendable {
 
     /// Reads and validates a configuration file, applying environment overrides.
     public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigurationError) -> ServiceConfiguration {
+        try refuseIrregularFile(path, field: "--config")
         guard let data = FileManager.default.contents(atPath: path) else {
             // Installed from the package, the example sits beside the missing file: say where to start.
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
@@ -133,10 +134,12 @@ public struct ServiceConfiguration: Sendable {
         if let baseURL, !(baseURL.hasPrefix("https://") || baseURL.hasPrefix("http://")) {
             throw ConfigurationError("apple.base_url", "must start with https:// or http://")
         }
+        let privateKeyFile = resolve(try a.string("private_key_file"), against: baseDirectory)
+        try refuseIrregularFile(privateKeyFile, field: "apple.private_key_file")
         let apple = Apple(
             environment: appleEnvironment, baseURL: baseURL,
             teamID: try a.string("team_id"), keyID: try a.string("key_id"),
-            privateKeyFile: resolve(try a.string("private_key_file"), against: baseDirectory),
+            privateKeyFile: privateKeyFile,
             timeoutMilliseconds: try a.int("timeout_ms", default: ServiceDefaults.Apple.timeoutMilliseconds, range: 100...120_000),
             maxInFlight: try a.int("max_in_flight", default: ServiceDefaults.Apple.maxInFlight, range: 1...100_000),
             maxConnections: try a.int("max_connections", default: ServiceDefaults.Apple.maxConnections, range: 1...20_000),
