@@ -14,6 +14,26 @@ import TwoBitsCrypto
         #expect(names.contains("bas-d-appattest"))
     }
 
+    /// The server's check of an attestation's own receipt (`AttestationReceiptCheck`) on real iPhones' attestations:
+    /// passes at the receipt's creation, under Apple Root CA - G3; an hour later the receipt is no fresh attestation's.
+    @Test(arguments: AppAttestFixture.attestationNames)
+    func theAttestationsOwnReceiptPassesTheServersCheckAtItsCreation(name: String) throws {
+        let fixture = AppAttestFixture.load(name)
+        let plain = try fixture.verifyAttestation()
+        let created = try ReceiptPayload(try CMSSignedData(plain.receipt).content).creation
+        let verifier = AttestationVerifier(appIDs: [fixture.appID], environment: fixture.environment!,
+                                           receiptCheck: AttestationReceiptCheck(verifier: ReceiptVerifier(), challengeLifetime: 300))
+        let checked = try verifier.verify(attestationObject: fixture.attestation!, keyID: fixture.keyID!, clientDataHash: fixture.clientDataHash!, at: created)
+        #expect(checked.publicKey == plain.publicKey)
+        do {
+            _ = try verifier.verify(attestationObject: fixture.attestation!, keyID: fixture.keyID!, clientDataHash: fixture.clientDataHash!,
+                                    at: created.addingTimeInterval(3_600))
+            Issue.record("an hour-old ATTEST receipt passed")
+        } catch {
+            #expect(error.reason == .receiptInvalid || error.reason == .badChain, "\(error)")
+        }
+    }
+
     @Test(arguments: AppAttestFixture.attestationNames)
     func theAttestationThenItsAssertionsVerify(name: String) throws {
         let fixture = AppAttestFixture.load(name)
