@@ -127,6 +127,8 @@ public final class TwoBitsService: Sendable {
         if let keys = tokenExchange?.keys {
             gauges.add { metrics.set(.signingKeyAge, to: Date().timeIntervalSince(keys.issuer().key.createdAt).rounded()) }
         }
+        // At zero from the start (also with App Attest off), so that the alert's series exists.
+        metrics.set(.appAttestKeysMetricUnknown, to: 0)
         if let settings = configuration.appAttest, appAttest != nil {
             let unknown = UnknownMetricKeyCount(store: ledger, grace: settings.risk?.unknownGrace ?? RiskMetricPolicy.defaultUnknownGrace,
                                                 activeWindow: settings.receipts.activeWindow)
