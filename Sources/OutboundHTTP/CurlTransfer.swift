@@ -40,7 +40,9 @@ final class CurlTransfer: @unchecked Sendable {
         case "POST": twobits_easy_setopt_long(easy, CURLOPT_POST, 1)
         default: twobits_easy_setopt_str(easy, CURLOPT_CUSTOMREQUEST, request.method)
         }
-        if let body = request.body {
+        // A POST without a body is sent with an empty one: curl would otherwise read the body from stdin and
+        // frame it chunked, which servers that take Content-Length only (TwoBits' own edge) refuse with 411.
+        if let body = request.body ?? (request.method == "POST" ? Data() : nil) {
             // curl copies the bytes now, so the Data need not outlive this call.
             twobits_easy_setopt_long(easy, CURLOPT_POSTFIELDSIZE, body.count)
             if body.isEmpty {

@@ -25,6 +25,17 @@ import Testing
         }
     }
 
+    /// A POST without a body goes with `Content-Length: 0`: curl would read it from stdin and frame it chunked,
+    /// which TwoBits' edge refuses (411), as the sandbox's control API's `POST /sandbox/v1/devices` showed.
+    @Test func aPostWithoutABodyIsSentWithContentLengthZero() async throws {
+        try await withEcho({ request in
+            "length=\(request.header("content-length") ?? "none") te=\(request.header("transfer-encoding") ?? "none")"
+        }) { client, url in
+            let posted = try await client.send(OutboundRequest(method: "POST", url: url))
+            #expect(posted.status == 200 && posted.text == "length=0 te=none", "\(posted.status) \(posted.text)")
+        }
+    }
+
     /// Calls in flight together with three header sets, each replacing another's list in the cache,
     /// each send their own.
     @Test func callsInFlightTogetherWithDifferentHeadersEachSendTheirOwn() async throws {

@@ -89,4 +89,20 @@ import WireFormats
             #expect(after.status == 403 && after.json?["error"]?["reason"]?.stringValue == "key_revoked", "\(after.text)")
         }
     }
+
+    /// A format character (Cf: U+FEFF, U+00AD, U+200B, a tag) or a line or paragraph separator (U+2028, U+2029) in
+    /// a revoke reason: invisible, or a line break, to an admin reading the audit trail; refused, the key kept.
+    @Test(arguments: [#""lost\u2028admin: nothing to see""#, #""lost\u2029""#, #""\ufefflost""#, #""lo\u00adst""#,
+                      #""lo\u200bst""#, #""lost \udb40\udc41""#])
+    func aRevokeReasonWithAFormatOrSeparatorCharacterIsRefused(_ reason: String) async throws {
+        try await withService(Self.configuration()) { h in
+            let attested = try await h.post("/v1/app-attest/attestations", attestBody(h, device(), try await challenge(h)), key: "mainapi")
+            let artifact = try #require(attested.json?["artifact"]?.stringValue)
+            let refused = try await h.post("/v1/admin/app-attest/keys/\(artifact)/revoke", #"{"reason":\#(reason)}"#, key: "admin")
+            #expect(refused.status == 400 && refused.code == "bad_request", "\(reason): \(refused.text)")
+            // Not revoked by the refused call: this one revokes it. A joiner (emoji sequence) is text.
+            let revoke = try await h.post("/v1/admin/app-attest/keys/\(artifact)/revoke", #"{"reason":"lost \ud83d\udc69\u200d\ud83d\udcbb"}"#, key: "admin")
+            #expect(revoke.status == 200 && revoke.json?["revoked"] == .bool(true), "\(revoke.text)")
+        }
+    }
 }

@@ -23,6 +23,24 @@ import TwoBitsService
         }
     }
 
+    /// Issue 40: `Bearer` then exactly one space and a key without whitespace; more spaces, a tab or a space inside
+    /// the key are refused with 400 (a proxy or logger in front may read another key from them), trailing
+    /// whitespace is not part of the value. Over loopback HTTP and in process.
+    @Test(arguments: ServiceHarness.Mode.allCases) func aBearerCredentialHasOneForm(mode: ServiceHarness.Mode) async throws {
+        try await withService(mode: mode) { h async throws in
+            let key = try #require(h.keys["admin"])
+            for value in ["Bearer  " + key, "Bearer \t" + key, "Bearer " + key + " x"] {
+                let answer = try await h.request("GET", "/v1/admin/audit", key: nil, headers: [("Authorization", value)])
+                #expect(answer.status == 400 && answer.code == "bad_request", "\(value.debugDescription): \(answer.text)")
+                if mode == .inProcess { #expect(answer.header("Connection") == "close") }
+            }
+            let trailing = try await h.request("GET", "/v1/admin/audit", key: nil, headers: [("Authorization", "Bearer " + key + " ")])
+            #expect(trailing.status == 200, "\(trailing.text)")
+            let unknown = try await h.request("GET", "/v1/admin/audit", key: nil, headers: [("Authorization", "Bearer tb_wrong")])
+            #expect(unknown.status == 401 && unknown.code == "unauthorized")
+        }
+    }
+
     @Test func badInputGetsTheDocumentedErrorAndTheServerStaysHealthy() async throws {
         try await withService { h async throws in
             let path = "/v1/devices/validate"

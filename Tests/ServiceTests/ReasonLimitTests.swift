@@ -56,6 +56,20 @@ struct ReasonLimitTests {
         }
     }
 
+    /// Issue 40: the other format characters (Cf) and the line and paragraph separators (Zl, Zp) are invisible, or a
+    /// line break, in what an admin reads: a soft hyphen, zero-width space, word joiner, U+FEFF, a tag, U+2028, U+2029.
+    @Test(arguments: ServiceHarness.Mode.allCases, ["lo\u{AD}st", "lo\u{200B}st", "lo\u{2060}st", "\u{FEFF}lost", "lost \u{E0041}",
+                                                    "lost\u{2028}admin: nothing to see", "lost\u{2029}"])
+    func formatCharactersAndLineSeparatorsAreRefused(mode: ServiceHarness.Mode, reason: String) async throws {
+        try await withService(mode: mode) { h in
+            let answer = try await Self.ban(h, reason: reason)
+            #expect(answer.status == 400 && answer.code == "bad_request", "\(answer.text)")
+            #expect(answer.json?["error"]?["message"]?.stringValue?.contains("format characters") == true)
+            let pending = try await h.request("GET", "/v1/admin/bans/pending", key: "admin")
+            #expect(pending.json?["pending"] == .array([]))
+        }
+    }
+
     /// Their neighbours are text: a no-break space (U+00A0), a zero-width joiner (U+200D, in emoji sequences), a
     /// hyphen (U+2010), a narrow no-break space (U+202F), Arabic punctuation around U+061C.
     @Test(arguments: ServiceHarness.Mode.allCases) func theNeighboursOfTheRefusedRangesAreKept(mode: ServiceHarness.Mode) async throws {

@@ -170,3 +170,57 @@ def test_the_swift_client_runs_its_flow_through_the_relay(relay, deployment):
     assert "iPhone 2 (no App Attest) falls back: tier devicecheck, app_attest_status unsupported" in result.stdout
     # URLSessionRelay sent the reason, relay.py forwarded it, TwoBits counted it.
     assert fallback_reasons(deployment).get("unsupported", 0) == before + 1
+
+
+def relay_exchange(relay, head, body=b"", shut_write=True):
+    """(status, body) of the relay's answer to a raw request whose head the test writes itself; the body is sent
+    from a thread (the relay may answer and close before reading it)."""
+    import socket
+    import threading
+    host, port = relay.removeprefix("http://").rsplit(":", 1)
+    s = socket.create_connection((host, int(port)), timeout=20)
+
+    def send():
+        try:
+            s.sendall(head + body)
+            if shut_write:
+                s.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass  # the relay refused and closed before taking the whole body
+    sender = threading.Thread(target=send)
+    sender.start()
+    data = b""
+    try:
+        while chunk := s.recv(65536):
+            data += chunk
+    except OSError:
+        pass
+    sender.join(timeout=20)
+    s.close()
+    status_line, _, rest = data.partition(b"\r\n")
+    return int(status_line.split(b" ")[1]), json.loads(rest.partition(b"\r\n\r\n")[2])
+
+
+def relay_head(length_lines):
+    return (b"POST /v1/app-attest/challenges HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + SESSION.encode() +
+            b"\r\nContent-Type: application/json\r\n" + length_lines + b"\r\n")
+
+
+def test_a_negative_content_length_is_refused_before_the_body_is_read(relay):
+    # `rfile.read(-1)` read to the end of the connection, past MAX_BODY, and forwarded all 5 MB.
+    body = json.dumps({"padding": "a" * 5_000_000}).encode()
+    status, answer = relay_exchange(relay, relay_head(b"Content-Length: -1\r\n"), body)
+    assert status == 400 and answer["error"]["code"] == "bad_request", answer
+
+
+@pytest.mark.parametrize("lines", [b"Content-Length: 2x\r\n", b"Content-Length: +2\r\n", b"Content-Length: 1_0\r\n",
+                                   b"Content-Length: 2\r\nContent-Length: 2\r\n", b"Content-Length: 2\r\nContent-Length: 9\r\n"],
+                         ids=["not-a-number", "plus-sign", "underscore", "repeated", "two-lengths"])
+def test_a_content_length_that_is_not_one_plain_number_is_refused(relay, lines):
+    status, answer = relay_exchange(relay, relay_head(lines), b"{}", shut_write=False)
+    assert status == 400 and answer["error"]["code"] == "bad_request", answer
+
+
+def test_a_plain_content_length_is_still_forwarded(relay):
+    status, answer = relay_exchange(relay, relay_head(b"Content-Length: 2\r\n"), b"{}", shut_write=False)
+    assert status == 201 and "challenge" in answer, answer

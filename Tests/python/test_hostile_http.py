@@ -335,6 +335,67 @@ def test_a_header_name_with_whitespace_or_a_bare_cr_smuggles_nothing(edge, frami
     assert headers.get("connection") == ["close"] and closed
 
 
+# -- issue 40: line ends, Host, chunked bodies, the Bearer form ------------------------------------
+
+
+@pytest.mark.parametrize("lines", [
+    b"X-A: a\nContent-Length: {n}\r\n\r\n",
+    b"X-A:\nContent-Length: {n}\r\n\r\n",
+    b"Content-Length: {n}\n\r\n",
+    b"Content-Length: {n}\r\n\n",
+    b"X-A: a\x00\r\nContent-Length: {n}\r\n\r\n",
+], ids=["bare-lf-before-content-length", "bare-lf-after-empty-value", "bare-lf-last-line", "bare-lf-empty-line", "nul-before-crlf"])
+def test_a_line_of_the_head_not_ended_by_crlf_smuggles_nothing(edge, lines):
+    """libmicrohttpd ends a line at a bare LF; a proxy that does not reads `X-A: a\\nContent-Length: N` as one header,
+    frames no body, and sends the body on as the next request."""
+    smuggled = b"GET /v1/admin/audit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + edge.api_keys["ops"].encode() + b"\r\n\r\n"
+    raw = (b"POST /v1/devices/validate HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + edge.api_keys["main"].encode() +
+           b"\r\nContent-Type: application/json\r\n" + lines.replace(b"{n}", str(len(smuggled)).encode()) + smuggled)
+    data, closed = exchange_all(edge, raw)
+    status, headers, body = only_answer(data)
+    assert status == 400 and error_code(body) == "bad_request", data[:600]
+    assert headers.get("connection") == ["close"] and closed
+
+
+def test_a_bare_lf_before_authorization_does_not_authenticate(edge):
+    ops = edge.api_keys["ops"].encode()
+    for head in [b"GET /v1/admin/audit HTTP/1.1\r\nHost: x\r\nX-A: a\nAuthorization: Bearer " + ops + b"\r\n\r\n",
+                 b"GET /v1/admin/audit HTTP/1.1\nHost: x\r\nAuthorization: Bearer " + ops + b"\r\n\r\n"]:
+        assert_refused_and_closed(edge, head)
+    status, _, body, _ = exchange(edge, b"GET /v1/admin/audit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + ops +
+                                  b"\r\nConnection: close\r\n\r\n")
+    assert status == 200, body
+
+
+@pytest.mark.parametrize("body", [b"2\r\n{}\r\n0\r\n\r\n", b"2\n{}\n0\n\n"], ids=["crlf-chunks", "bare-lf-chunks"])
+def test_a_chunked_body_is_refused_with_length_required(edge, body):
+    """libmicrohttpd decodes chunked bodies itself, bare-LF chunk lines included: TwoBits takes Content-Length only."""
+    raw = (b"POST /v1/fallback-tokens HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + edge.api_keys["main"].encode() +
+           b"\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
+    data, closed = exchange_all(edge, raw)
+    status, headers, answer = only_answer(data)
+    assert status == 411 and error_code(answer) == "length_required", data[:600]
+    assert headers.get("connection") == ["close"] and closed
+
+
+def test_an_http11_request_without_host_is_refused(edge):
+    ops = edge.api_keys["ops"].encode()
+    assert_refused_and_closed(edge, b"GET /v1/admin/audit HTTP/1.1\r\nAuthorization: Bearer " + ops + b"\r\n\r\n")
+    status, _, body, _ = exchange(edge, b"GET /v1/admin/audit HTTP/1.0\r\nAuthorization: Bearer " + ops + b"\r\n\r\n")
+    assert status == 200, body
+
+
+@pytest.mark.parametrize("value", [b"Bearer  {ops}", b"Bearer \t{ops}", b"Bearer {ops} x"], ids=["two-spaces", "space-tab", "inner-space"])
+def test_a_bearer_credential_not_in_its_one_form_is_refused(edge, value):
+    """RFC 6750 allows several spaces after `Bearer`; a proxy or logger in front may take another key from them."""
+    assert_refused_and_closed(edge, b"GET /v1/admin/audit HTTP/1.1\r\nHost: x\r\nAuthorization: " +
+                              value.replace(b"{ops}", edge.api_keys["ops"].encode()) + b"\r\n\r\n")
+    # Trailing whitespace is not part of a field value (RFC 9110 §5.5): the key still authenticates.
+    status, _, body, _ = exchange(edge, b"GET /v1/admin/audit HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " +
+                                  edge.api_keys["ops"].encode() + b" \r\nConnection: close\r\n\r\n")
+    assert status == 200, body
+
+
 def test_two_authorization_headers_are_refused(edge):
     ops, main = edge.api_keys["ops"].encode(), edge.api_keys["main"].encode()
     for first, second in [(main, ops), (ops, main)]:
@@ -377,9 +438,7 @@ def test_empty_path_segments_are_not_collapsed_and_a_repeated_query_parameter_is
     (b"GET /healthz HTTP/1.1\r\nHost: x\r\n" + b"X-Many: 1\r\n" * 400 + b"\r\n", 431, "headers_too_large"),
     (b"GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n", 505, "http_version_not_supported"),
     (b"GET /healthz HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n", 400, "bad_request"),
-    (b"POST /v1/fallback-tokens HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {main}\r\nContent-Type: application/json\r\n"
-     b"Transfer-Encoding: chunked\r\n\r\nzz\r\n", 400, "bad_request"),
-], ids=["40-kb-target", "64-kb-header", "400-header-lines", "http-2.0", "no-colon", "bad-chunk"])
+], ids=["40-kb-target", "64-kb-header", "400-header-lines", "http-2.0", "no-colon"])
 def test_answers_libmicrohttpd_gives_itself_are_json(edge, raw, status, code):
     data, closed = exchange_all(edge, raw.replace(b"{main}", edge.api_keys["main"].encode()))
     got, headers, body = only_answer(data)

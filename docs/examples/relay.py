@@ -67,6 +67,20 @@ def forward(twobits_url, api_key, path, body, session):
         return 502, {}, envelope("twobits_unreachable", f"TwoBits did not answer: {error}")
 
 
+def body_length(headers):
+    """The body's length from its one `Content-Length`, 0 without one, or None when it cannot be trusted: given
+    twice, negative or not plain digits. `int()` alone takes "-1" (and `rfile.read(-1)` reads to the end of the
+    connection, past any limit), "+5", " 5" and "1_000"; and two lengths are two framings, a proxy in front may
+    have taken the other one."""
+    values = headers.get_all("Content-Length") or []
+    if not values:
+        return 0
+    value = values[0]
+    if len(values) > 1 or not (value.isascii() and value.isdigit()):
+        return None
+    return int(value)
+
+
 def make_handler(twobits_url, api_key, authenticate):
     class Relay(BaseHTTPRequestHandler):
         def do_POST(self):
@@ -75,7 +89,9 @@ def make_handler(twobits_url, api_key, authenticate):
             session = authenticate(self.headers.get("Authorization", ""))
             if session is None:
                 return self.answer(401, {}, envelope("unauthorized", "sign in first"))
-            length = int(self.headers.get("Content-Length") or 0)
+            length = body_length(self.headers)
+            if length is None:
+                return self.answer(400, {}, envelope("bad_request", "send one Content-Length of plain digits"))
             if length > MAX_BODY:
                 return self.answer(413, {}, envelope("payload_too_large", "body too large"))
             self.answer(*forward(twobits_url, api_key, self.path, self.rfile.read(length), session))

@@ -20,6 +20,7 @@ public struct HTTPRefusal: Error, Sendable, Equatable {
     static let headersTooLarge = HTTPRefusal(431, "headers_too_large", "the request line and headers are too large")
     static let urlTooLong = HTTPRefusal(414, "uri_too_long", "the request target is too long")
     static let payloadTooLarge = HTTPRefusal(413, "payload_too_large", "the request body is too large")
+    static let lengthRequired = HTTPRefusal(411, "length_required", "send the body with Content-Length: chunked request bodies are not accepted")
 
     /// The refusal in the JSON error envelope `{"error":{"code":…,"message":…}}`, closing the connection.
     public var response: ServerResponse {

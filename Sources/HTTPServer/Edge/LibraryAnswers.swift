@@ -5,8 +5,9 @@ import Glibc
 
 /// libmicrohttpd 0.9.75 answers some requests itself, before any callback of ours can see them, with an
 /// HTML body: a request line or header section larger than the connection's memory (414, 431), a
-/// malformed request line or header line (400), an HTTP version other than 1.x (505), malformed chunked
-/// encoding or a chunk size too large (400, 413), no memory (500). It has no option to change those
+/// malformed request line or header line (400), an HTTP version other than 1.x (505), no memory (500);
+/// and malformed chunked encoding or a chunk size too large (400, 413), which the head check's refusal of
+/// chunked bodies now comes before. It has no option to change those
 /// answers, but it queues each one by calling its own exported `MHD_queue_response` through its PLT.
 /// This module defines `MHD_queue_response`, so the dynamic linker binds those calls here, and the
 /// answer becomes the JSON error envelope every other answer uses. Our own answers call the library's

@@ -14,6 +14,8 @@ public struct APIError: Error, Sendable {
     public var logDetail: String?
     /// For 405: the methods the path has, sent as `Allow`.
     public var allowedMethods: [String]?
+    /// Answered with `Connection: close`: the request is one a proxy in front may have read otherwise.
+    public var closesConnection = false
 
     public init(_ status: Int, _ code: String, _ message: String, retryAfterSeconds: Int? = nil, details: [String: String] = [:]) {
         self.status = status
@@ -26,6 +28,11 @@ public struct APIError: Error, Sendable {
     public static func badRequest(_ message: String) -> APIError { APIError(400, "bad_request", message) }
     public static let invalidDeviceToken = APIError(400, "invalid_device_token", "Apple does not accept this device token (malformed, unknown, expired, or from a build of the other environment: Xcode builds are development)")
     public static let unauthorized = APIError(401, "unauthorized", "send Authorization: Bearer <API key>")
+    public static let malformedAuthorization: APIError = {
+        var error = APIError(400, "bad_request", "send Authorization: Bearer <API key>, with one space and no other whitespace")
+        error.closesConnection = true
+        return error
+    }()
     public static func forbidden(_ message: String) -> APIError { APIError(403, "forbidden", message) }
     public static let notFound = APIError(404, "not_found", "no such route")
     public static func methodNotAllowed(_ allowed: [String]) -> APIError {
@@ -66,6 +73,7 @@ public struct APIError: Error, Sendable {
         var response = ServerResponse.json(status, ["error": error])
         if let retryAfterSeconds { response.headers.append(("Retry-After", String(retryAfterSeconds))) }
         if let allowedMethods { response.headers.append(("Allow", allowedMethods.joined(separator: ", "))) }
+        if closesConnection { response.headers.append(("Connection", "close")) }
         return response
     }
 }

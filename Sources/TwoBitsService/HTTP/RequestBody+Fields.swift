@@ -49,10 +49,12 @@ extension RequestBody {
     /// most 2,000 bytes of UTF-8, which bounds what one audit event stores.
     static let maxReasonCodePoints = 500
 
-    /// A free-text `reason` of at most 500 code points, without control characters (C0, DEL, C1) or
-    /// bidirectional formatting characters: a NUL would cut it in storage, escapes (C1's CSI included) would
-    /// reach an admin's terminal through the CSV, the JSON and the CLI, and a bidi override or isolate would
-    /// make the text an admin reads differ from the text stored.
+    /// A free-text `reason` of at most 500 code points, without control characters (C0, DEL, C1), format
+    /// characters (bidi controls, U+00AD, U+200B, U+FEFF, ...) or line and paragraph separators: a NUL would cut
+    /// it in storage, escapes (C1's CSI included) would reach an admin's terminal through the CSV, the JSON and
+    /// the CLI, a bidi override or isolate would make the text an admin reads differ from the text stored, an
+    /// invisible format character would make two reasons that read the same differ, and U+2028 or U+2029 would
+    /// break the line of a log or terminal that ends lines there.
     func reason(required: Bool) throws(APIError) -> String? {
         guard let reason = try optionalString("reason"), !reason.isEmpty else {
             if required { throw .badRequest("reason is required (why this device is banned, for the audit trail)") }
@@ -62,8 +64,9 @@ extension RequestBody {
             throw .badRequest("reason is limited to \(Self.maxReasonCodePoints) characters (Unicode code points)")
         }
         guard !reason.unicodeScalars.contains(where: Self.isRefusedInReason) else {
-            throw .badRequest("reason must not contain control characters (U+0000-U+001F, U+007F-U+009F) or bidirectional "
-                              + "formatting characters (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069)")
+            throw .badRequest("reason must not contain control characters (U+0000-U+001F, U+007F-U+009F), format characters "
+                              + "(Unicode category Cf: bidirectional controls, U+00AD, U+200B, U+FEFF, ...) or line and "
+                              + "paragraph separators (U+2028, U+2029)")
         }
         return reason
     }
@@ -73,14 +76,17 @@ extension RequestBody {
     /// C1 controls (U+0080-U+009F: U+009B is a CSI, as ESC [ is).
     static func isC1Control(_ scalar: Unicode.Scalar) -> Bool { (0x80...0x9F).contains(scalar.value) }
 
-    /// The bidirectional marks, embeddings, overrides and isolates (Unicode's Bidi_Control property).
-    static func isBidiControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
+    /// Format characters (Unicode category Cf: every bidirectional mark, embedding, override and isolate, the soft
+    /// hyphen, zero-width space, U+FEFF, tags) and the line and paragraph separators (Zl U+2028, Zp U+2029):
+    /// invisible, or a line break to a reader that ends lines there, so the text an admin reads is not the text
+    /// stored. The two joiners (U+200C, U+200D) are Cf but text: emoji sequences and Persian or Indic words need them.
+    static func isFormatOrSeparator(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .format, .lineSeparator, .paragraphSeparator: !scalar.properties.isJoinControl
         default: false
         }
     }
 
     /// What a `reason` may not contain.
-    static func isRefusedInReason(_ scalar: Unicode.Scalar) -> Bool { isControl(scalar) || isC1Control(scalar) || isBidiControl(scalar) }
+    static func isRefusedInReason(_ scalar: Unicode.Scalar) -> Bool { isControl(scalar) || isC1Control(scalar) || isFormatOrSeparator(scalar) }
 }
