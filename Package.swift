@@ -52,6 +52,9 @@ let package = Package(
         .target(name: "Locking", dependencies: ["CEventLoop"], swiftSettings: layered),
         // One thread, one epoll set, a Swift TaskExecutor: the runtime every request runs on.
         .target(name: "EventLoops", dependencies: ["CEventLoop", "Locking"], swiftSettings: layered),
+        // The wire's vocabulary, shared by the server and the client library: error codes, App Attest reasons,
+        // fallback reasons, tiers, field names, base64url. No dependency at all, not even Foundation.
+        .target(name: "WireVocabulary", swiftSettings: layered),
         // Text formats on the wire, no C and no crypto: the strict JSON parser and writer, base64url and hex.
         .target(name: "WireFormats", swiftSettings: layered),
 
@@ -124,6 +127,7 @@ let package = Package(
             "TwoBitsService", "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "HTTPServer", "TokenSigning", "TwoBitsCrypto", "WireFormats", "Locking",
             "UseCases",
         ], path: "Tests/TestSupport"),
+        .testTarget(name: "WireVocabularyTests", dependencies: ["WireVocabulary"]),
         .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),
         .testTarget(name: "TwoBitsCryptoTests", dependencies: ["TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess", "TestVectors"]),
         .testTarget(name: "EventLoopsTests", dependencies: ["EventLoops", "Locking"]),
