@@ -27,7 +27,7 @@ let package = Package(
         .executable(name: "twobits", targets: ["twobits"]),
         // The fuzz checks, for the libFuzzer package in Tests/Fuzz (which depends on this one by path).
         .library(name: "FuzzChecks", targets: ["FuzzChecks"]),
-        // The client half for iOS apps (docs/client.md): no dependency on any other target.
+        // The client half for iOS apps (docs/client.md): no dependency on any other target but WireVocabulary.
         .library(name: "TwoBitsClient", targets: ["TwoBitsClient"]),
     ],
     targets: [
@@ -55,13 +55,14 @@ let package = Package(
         // The wire's vocabulary, shared by the server and the client library: error codes, App Attest reasons,
         // fallback reasons, tiers, field names, base64url. No dependency at all, not even Foundation.
         .target(name: "WireVocabulary", swiftSettings: layered),
-        // Text formats on the wire, no C and no crypto: the strict JSON parser and writer, base64url and hex.
-        .target(name: "WireFormats", swiftSettings: layered),
+        // Text formats on the wire, no C and no crypto: the strict JSON parser and writer, base64url (over
+        // WireVocabulary's) and hex.
+        .target(name: "WireFormats", dependencies: ["WireVocabulary"], swiftSettings: layered),
 
         // Layer 1: thin Swift wrappers over the C libraries.
-        .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL", "COpenSSLShims", "Locking", "WireFormats"], swiftSettings: layered),
+        .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL", "COpenSSLShims", "Locking", "WireFormats", "WireVocabulary"], swiftSettings: layered),
         .target(name: "OutboundHTTP", dependencies: ["CCurl", "CCurlShims", "EventLoops", "Locking"], swiftSettings: layered),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShims", "EventLoops", "Locking"], swiftSettings: layered),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShims", "EventLoops", "Locking", "WireVocabulary"], swiftSettings: layered),
         // The ledger's seam: protocol and records, plain Swift (a PostgreSQL ledger plugs in here next).
         .target(name: "Ledger", dependencies: ["Locking"], swiftSettings: layered),
         // The embedded ledger: SQLite in WAL mode, with its own checkpointer thread.
@@ -78,14 +79,14 @@ let package = Package(
         .target(name: "Sandbox", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "HTTPServer", "Locking", "AppAttest"], swiftSettings: layered),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
-        .target(name: "Policy", dependencies: ["DeviceCheckModel", "Ledger", "TwoBitsCrypto"], swiftSettings: layered),
-        .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto", "WireFormats"], swiftSettings: layered),
+        .target(name: "Policy", dependencies: ["DeviceCheckModel", "Ledger", "TwoBitsCrypto", "WireVocabulary"], swiftSettings: layered),
+        .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto", "WireFormats", "WireVocabulary"], swiftSettings: layered),
         // App Attest's verification core: a strict CBOR decoder, attestation and assertion verifiers. Stateless.
-        .target(name: "AppAttest", dependencies: ["TwoBitsCrypto", "WireFormats"], swiftSettings: layered),
+        .target(name: "AppAttest", dependencies: ["TwoBitsCrypto", "WireFormats", "WireVocabulary"], swiftSettings: layered),
 
         // Layer 4: the use cases (claims with their idempotency protocol, token exchange, debug secrets, the
         // key ring). Domain outcomes and errors only: no HTTP, no metrics, no logs.
-        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "Locking", "AppAttest"],
+        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "Locking", "AppAttest", "WireVocabulary"],
                 swiftSettings: layered),
 
         // Layer 5: the service: configuration, HTTP API (controllers map use cases onto HTTP), metrics, logs.
@@ -93,6 +94,7 @@ let package = Package(
         // reads no file beside it, and the assets stay editable as plain files.
         .target(name: "TwoBitsService", dependencies: [
             "UseCases", "DeviceCheckModel", "AppleDeviceCheckClient", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "WireFormats", "Locking", "AppAttest",
+            "WireVocabulary",
         ], resources: [
             .embedInCode("Console/Assets/index.html"), .embedInCode("Console/Assets/console.js"), .embedInCode("Console/Assets/console.css"),
         ], swiftSettings: layered),
@@ -109,7 +111,8 @@ let package = Package(
 
         // The client library: Foundation and the OS's own frameworks only (docs/client.md): Apple's DeviceCheck, Security
         // and CryptoKit on Apple platforms; on Linux, where its tests run, libcrypto for SHA-256 (no hand-written hash).
-        .target(name: "TwoBitsClient", dependencies: [.target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
+        // Of TwoBits' own targets only the wire's vocabulary, which depends on nothing.
+        .target(name: "TwoBitsClient", dependencies: ["WireVocabulary", .target(name: "COpenSSL", condition: .when(platforms: [.linux]))]),
 
         // One property check per parser of untrusted input, shared by the fuzz targets and their replay test.
         .target(name: "FuzzChecks", dependencies: ["TwoBitsCrypto", "WireFormats", "DeviceCheckModel", "AppleDeviceCheckClient", "TokenSigning", "HTTPServer", "TwoBitsService", "AppAttest"],
@@ -153,10 +156,12 @@ let package = Package(
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         .testTarget(name: "ServiceTests", dependencies: [
             "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "TokenSigning",
-            "Locking", "AppAttest", "TestSupport",
+            "Locking", "AppAttest", "TestSupport", "WireVocabulary",
         ]),
         // The client library end to end: the sandbox's simulated iPhones, a real service, a relay over HTTP.
-        .testTarget(name: "TwoBitsClientTests", dependencies: ["TwoBitsClient", "TwoBitsService", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "TokenSigning", "TestSupport"]),
+        .testTarget(name: "TwoBitsClientTests", dependencies: [
+            "TwoBitsClient", "TwoBitsService", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "TokenSigning", "TestSupport", "WireVocabulary",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

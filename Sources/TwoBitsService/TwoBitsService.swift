@@ -8,6 +8,7 @@ import Ledger
 import TokenSigning
 import TwoBitsCrypto
 public import UseCases
+import WireVocabulary
 
 /// The TwoBits service: configuration in, an HTTP API out.
 ///
@@ -171,7 +172,7 @@ public final class TwoBitsService: Sendable {
             makeContext: { pipeline.newContext(for: $0) },
             oversizedBody: { framed(.payloadTooLarge, "oversized", &$1) },
             deadlineExpired: { framed(.appleUnavailable("the request did not finish within its deadline; retry later"), "deadline", &$1) },
-            shuttingDown: { framed(APIError(503, "shutting_down", "the server is restarting; retry", retryAfterSeconds: 1), "shutdown", &$1) },
+            shuttingDown: { framed(APIError(503, .shuttingDown, "the server is restarting; retry", retryAfterSeconds: 1), "shutdown", &$1) },
             // Logged and counted only, with nginx's 499: the client is gone, and its connection is closed unanswered.
             clientHungUp: { pipeline.framed(ServerResponse(status: 499), &$1, answeredBy: "hangup") },
             refused: { refusal, _, context in framed(APIError(refusal.status, refusal.code, refusal.message), "refused", &context) },

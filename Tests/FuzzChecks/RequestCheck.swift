@@ -89,7 +89,7 @@ enum RequestCheck {
         if case .object? = try? JSONValue.parse(bytes) { isObject = true } else { isObject = false }
         let body: RequestBody
         do { body = try RequestInputChecks.body(http) } catch {
-            return !isObject && error.status == 400 && error.code == "bad_request" ? nil : "body refused with \(error.status) \(error.code): \(error.message)"
+            return !isObject && error.status == 400 && error.code.rawValue == "bad_request" ? nil : "body refused with \(error.status) \(error.code): \(error.message)"
         }
         guard isObject else { return "a body that is not a JSON object was accepted" }
         // Every field reader either answers or refuses with 400, never anything else.

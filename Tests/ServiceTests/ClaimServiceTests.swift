@@ -7,6 +7,7 @@ import Testing
 import TokenSigning
 import TwoBitsService
 @testable import UseCases
+import WireVocabulary
 
 /// Apple as a counter: every device reads as never set, every update succeeds and is counted.
 final class CountingApple: DeviceCheckAPI {

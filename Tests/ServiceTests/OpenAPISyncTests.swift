@@ -6,7 +6,8 @@ import TwoBitsCrypto
 import TwoBitsService
 
 /// Keeps docs/openapi.yaml and the router in step: every route a controller registers is documented,
-/// and every documented operation exists. The service is built (not started: no port is needed).
+/// and every documented operation exists (its error codes and reasons: WireVocabularyTests). The service is
+/// built (not started: no port is needed).
 @Suite("OpenAPI document matches the router")
 struct OpenAPISyncTests {
     /// The repository root, from this file's path (Tests/ServiceTests/OpenAPISyncTests.swift).
@@ -122,35 +123,5 @@ struct OpenAPISyncTests {
         let phantom = documented.subtracting(registered).sorted()
         #expect(undocumented.isEmpty, "routes registered by the controllers but missing from docs/openapi.yaml: \(undocumented.joined(separator: ", "))")
         #expect(phantom.isEmpty, "routes in docs/openapi.yaml that the router does not have: \(phantom.joined(separator: ", "))")
-    }
-
-    /// The error codes the service answers with (read from Sources/TwoBitsService: APIError.swift,
-    /// APIError+Policy.swift, APIError+UseCases.swift and the controllers). Each must be documented.
-    static let errorCodes = [
-        "bad_request", "invalid_device_token", "unauthorized", "forbidden", "not_found", "method_not_allowed",
-        "payload_too_large", "unsupported_media_type", "apple_auth_failed", "apple_unavailable", "shutting_down",
-        "not_enabled", "unknown_promotion", "promotion_not_active", "already_claimed", "device_banned", "storage_unavailable",
-        "idempotency_key_conflict", "request_in_progress", "device_token_reused", "debug_disabled", "invalid_debug_secret",
-        "too_many_debug_secrets", "debug_secret_exists",
-    ]
-
-    @Test("every error code the service uses appears in the document")
-    func errorCodesDocumented() throws {
-        let text = try Self.openAPIText()
-        let missing = Self.errorCodes.filter { !text.contains($0) }
-        #expect(missing.isEmpty, "error codes missing from docs/openapi.yaml: \(missing.joined(separator: ", "))")
-    }
-
-    @Test("the hard-coded error-code list still matches the sources")
-    func errorCodesStillInSources() throws {
-        let sources = Self.repositoryRoot.appendingPathComponent("Sources/TwoBitsService")
-        var text = ""
-        let files = FileManager.default.enumerator(atPath: sources.path)?.compactMap { $0 as? String } ?? []
-        for file in files where file.hasSuffix(".swift") {
-            text += (try? String(contentsOfFile: sources.path + "/" + file, encoding: .utf8)) ?? ""
-        }
-        #expect(!text.isEmpty)
-        let stale = Self.errorCodes.filter { !text.contains("\"\($0)\"") }
-        #expect(stale.isEmpty, "codes listed in this test but no longer in Sources/TwoBitsService: \(stale.joined(separator: ", "))")
     }
 }

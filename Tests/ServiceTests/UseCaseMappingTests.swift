@@ -32,12 +32,12 @@ import UseCases
 
     @Test func claimErrorsKeepTheirDocumentedAnswers() {
         let conflict = APIError(ClaimError.idempotencyKeyConflict)
-        #expect((conflict.status, conflict.code) == (422, "idempotency_key_conflict"))
+        #expect((conflict.status, conflict.code.rawValue) == (422, "idempotency_key_conflict"))
         let running = APIError(ClaimError.inProgress)
-        #expect((running.status, running.code, running.retryAfterSeconds) == (409, "request_in_progress", 1))
+        #expect((running.status, running.code.rawValue, running.retryAfterSeconds) == (409, "request_in_progress", 1))
         let refused = APIError(ClaimError.refused(.alreadyClaimed(YearMonth("2026-03")!)))
         #expect(refused.details == ["claimed_month": "2026-03"])
         let storage = APIError(ClaimError.storage(StorageError("locked")))
-        #expect((storage.status, storage.code, storage.logDetail) == (503, "storage_unavailable", "locked"))
+        #expect((storage.status, storage.code.rawValue, storage.logDetail) == (503, "storage_unavailable", "locked"))
     }
 }

@@ -1,22 +1,11 @@
+public import WireVocabulary
+
 /// Why an attestation or assertion was refused: a stable reason code, the step that found it, and a detail
 /// for logs and support (never shown to decide anything).
 public struct AppAttestFailure: Error, Equatable, CustomStringConvertible, Sendable {
-    /// The refusal reasons; the raw value is the stable snake_case code clients and logs see.
-    public enum Reason: String, Sendable, CaseIterable {
-        case badFormat = "bad_format"
-        case badChain = "bad_chain"
-        case nonceMismatch = "nonce_mismatch"
-        case keyIDMismatch = "key_id_mismatch"
-        case rpIDMismatch = "rp_id_mismatch"
-        case counterNotZero = "counter_not_zero"
-        case aaguidMismatch = "aaguid_mismatch"
-        case credentialIDMismatch = "credential_id_mismatch"
-        case publicKeyMismatch = "public_key_mismatch"
-        /// The attestation's ATTEST receipt fails Apple's receipt checks (signature, chain, type, app id, key, time).
-        case receiptInvalid = "receipt_invalid"
-        case badSignature = "bad_signature"
-        case counterNotIncreasing = "counter_not_increasing"
-    }
+    /// The refusal reasons (their raw value the stable snake_case code clients and logs see), spelled in the
+    /// wire's vocabulary, which the client library shares.
+    public typealias Reason = AppAttestFailureReason
 
     public let reason: Reason
     public let step: VerificationStep

@@ -2,6 +2,7 @@ import CMicroHTTPD
 import CMicroHTTPDShims
 import FoundationEssentials
 import Glibc
+import WireVocabulary
 
 /// libmicrohttpd 0.9.75 answers some requests itself, before any callback of ours can see them, with an
 /// HTML body: a request line or header section larger than the connection's memory (414, 431), a
@@ -31,9 +32,9 @@ enum LibraryAnswers {
         case 413: .payloadTooLarge
         case 414: .urlTooLong
         case 431: .headersTooLarge
-        case 505: HTTPRefusal(505, "http_version_not_supported", "only HTTP/1.x is served")
+        case 505: HTTPRefusal(505, .httpVersionNotSupported, "only HTTP/1.x is served")
         case 400..<500: .badRequest("the request line, a header line, Content-Length or the chunked encoding is malformed")
-        default: HTTPRefusal(500, "internal_error", "the server could not read this request")
+        default: HTTPRefusal(500, .internalError, "the server could not read this request")
         }
     }
 

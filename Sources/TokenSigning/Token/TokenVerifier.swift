@@ -1,21 +1,11 @@
 public import FoundationEssentials
 import TwoBitsCrypto
+public import WireVocabulary
 
 /// Verifies fallback-tier tokens against a set of public keys, naming the reason on failure.
 public struct TokenVerifier: Sendable {
-    public enum Failure: String, Error, Sendable {
-        case expired
-        case badSignature = "bad_signature"
-        case malformed
-        case unknownKey = "unknown_key"
-        case wrongIssuer = "wrong_issuer"
-        case wrongAudience = "wrong_audience"
-        /// A `tier: debug` token shown to a server whose Apple environment is not `development` (one whose key
-        /// directory is shared with a development server). Decided by the caller, which knows the environment.
-        case debugTier = "debug_tier"
-        /// A binding was given and the token's `bnd` does not name it (or the token has none).
-        case bindingMismatch = "binding_mismatch"
-    }
+    /// Why verification failed: the `reason` of `/v1/tokens/verify`, from the wire's vocabulary.
+    public typealias Failure = TokenVerificationFailure
 
     let keys: [String: P256PublicKey]
     let issuer: String

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import WireVocabulary
 
 /// The bytes an assertion signs: a JSON object with the server's challenge (TwoBits checks it:
 /// `client_data_mismatch`) and, when the token is for one request, the SHA-256 of that request's payload in

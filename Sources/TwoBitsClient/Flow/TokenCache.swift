@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import WireVocabulary
 
 /// The last reusable token of each tier per session binding, until its expiry less a margin. A token kept
 /// under one binding is never found under another: tokens carry their session's `bnd`, and one handed to
@@ -19,9 +20,9 @@ struct TokenCache {
     /// tier first.
     func token(for requirement: TierRequirement, binding: String?, now: Date) -> ClientToken? {
         let kept = tokens[Self.key(binding)] ?? [:]
-        let tiers = requirement == .strong ? ["appattest"] : ["appattest", "devicecheck", "debug"]
+        let tiers: [TokenTier] = requirement == .strong ? [.appattest] : [.appattest, .devicecheck, .debug]
         for tier in tiers {
-            if let token = kept[tier], isFresh(token, now: now) { return token }
+            if let token = kept[tier.rawValue], isFresh(token, now: now) { return token }
         }
         return nil
     }

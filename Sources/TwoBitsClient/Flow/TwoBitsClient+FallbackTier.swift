@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import WireVocabulary
 
 /// The DeviceCheck tier: a fresh DeviceCheck token (or a development debug secret) exchanged for a token.
 extension TwoBitsClient {
@@ -36,11 +37,11 @@ extension TwoBitsClient {
                 case .malformedAnswer(let detail):
                     throw .malformedAnswer(detail)
                 case .refused(let httpStatus, let code, let reason, let retryAfter):
-                    switch code {
-                    case "device_banned": throw .deviceBanned
-                    case "invalid_device_token": throw .deviceTokenRefused
+                    switch APIErrorCode(rawValue: code) {
+                    case .deviceBanned: throw .deviceBanned
+                    case .invalidDeviceToken: throw .deviceTokenRefused
                     // Apple asks that a DeviceCheck token not be reused: a fresh one, once.
-                    case "device_token_reused" where attempts < 2: continue
+                    case .deviceTokenReused where attempts < 2: continue
                     default:
                         if httpStatus >= 502 || httpStatus == 429 { throw .serviceUnavailable(retryAfterSeconds: retryAfter) }
                         throw .refused(status: httpStatus, code: code, reason: reason)

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import WireVocabulary
 
 /// The App Attest tier: attest once, then one assertion per token; any failure becomes the reason to fall back.
 extension TwoBitsClient {
@@ -79,7 +80,7 @@ extension TwoBitsClient {
         } catch {
             throw relayExit(error, failed: .attestFailed)
         }
-        guard answer.tier == "appattest", let artifact = answer.artifact else { throw .fallback(.attestFailed) }
+        guard answer.tier == TokenTier.appattest.rawValue, let artifact = answer.artifact else { throw .fallback(.attestFailed) }
         await keyStore.save(AttestedKey(keyID: keyID, artifact: artifact))
         return clientToken(answer, limitedUse: limitedUse, status: nil)
     }
@@ -104,7 +105,7 @@ extension TwoBitsClient {
         } catch {
             throw relayExit(error, failed: .assertFailed)
         }
-        guard answer.tier == "appattest" else { throw .fallback(.assertFailed) }
+        guard answer.tier == TokenTier.appattest.rawValue else { throw .fallback(.assertFailed) }
         return clientToken(answer, limitedUse: limitedUse, status: nil)
     }
 
@@ -121,7 +122,7 @@ extension TwoBitsClient {
         if purpose == .attestation, answer.enroll == false { throw .fallback(.notEnrolled) }
         guard answer.challenge.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
               let bytes = Base64URL.decode(answer.challenge), bytes.count == 32 else { throw .fallback(failed) }
-        return (answer.challenge, bytes)
+        return (answer.challenge, Data(bytes))
     }
 
     /// A fresh DeviceCheck token for the strong tier's calls, when the configuration asks for one and the
@@ -154,13 +155,14 @@ extension TwoBitsClient {
             return .fallback(.network)
         case .malformedAnswer:
             return .fallback(failed)
-        case .refused(let status, let code, let reason, _):
-            if code == "device_banned" { return .client(.deviceBanned) }
-            if reason == "key_revoked" { return .client(.keyRevoked) }
-            if code == "not_enabled" { return .fallback(.notEnrolled) }
+        case .refused(let status, let text, let reasonText, _):
+            let code = APIErrorCode(rawValue: text), reason = reasonText.map(AppAttestRefusalReason.init(rawValue:))
+            if code == .deviceBanned { return .client(.deviceBanned) }
+            if reason == .keyRevoked { return .client(.keyRevoked) }
+            if code == .notEnabled { return .fallback(.notEnrolled) }
             // TwoBits does not know the key (a restored ledger, an artifact of another server), or knows it
             // already attested: a new key, once.
-            if reason == "key_unknown" || code == "key_already_attested" { return .discardKey(failed) }
+            if reason == .keyUnknown || code == .keyAlreadyAttested { return .discardKey(failed) }
             if status >= 500 || status == 429 { return .fallback(.network) }
             return .fallback(failed)
         }

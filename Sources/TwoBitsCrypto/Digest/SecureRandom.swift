@@ -1,6 +1,7 @@
 import COpenSSL
 public import FoundationEssentials
 import WireFormats
+import WireVocabulary
 
 /// Cryptographically secure random bytes from OpenSSL's DRBG (small requests through a per-thread
 /// `RandomPool` of its output).

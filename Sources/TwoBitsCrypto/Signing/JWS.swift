@@ -1,5 +1,6 @@
 public import FoundationEssentials
 public import WireFormats
+import WireVocabulary
 
 /// Compact JWS (header.payload.signature) with ES256, the only algorithm TwoBits signs or accepts.
 public enum JWS {

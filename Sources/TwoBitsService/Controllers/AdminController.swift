@@ -4,6 +4,7 @@ import HTTPServer
 import Policy
 import Ledger
 import UseCases
+import WireVocabulary
 
 /// Bans, unbans, device state and pending orders (role `admin`); the audit trail is `AuditController`.
 struct AdminController: Sendable {
@@ -32,7 +33,7 @@ struct AdminController: Sendable {
         if let confirm = try body.optionalString("confirm") {
             let expected = String((token?.shortDigest ?? installID ?? "").suffix(6))
             guard confirm == expected else {
-                throw APIError(400, "confirmation_mismatch", "confirm must be the last 6 characters of the device's token_sha256_prefix (or of the install id); nothing was written")
+                throw APIError(400, .confirmationMismatch, "confirm must be the last 6 characters of the device's token_sha256_prefix (or of the install id); nothing was written")
             }
         }
         struct Answer: Encodable { let banned: Bool; let applied: Bool; let install_id: String? }
@@ -75,7 +76,7 @@ struct AdminController: Sendable {
         guard RequestBody.isInstallID(installID) else { throw .badRequest("install_id must be 1-128 characters of A-Z a-z 0-9 . _ -") }
         let withdrawn: PendingDeviceAction?
         do { withdrawn = try await pendingOrders.withdraw(installID: installID, client: request.clientName) } catch { throw .storageUnavailable(error) }
-        guard withdrawn != nil else { throw APIError(404, "not_found", "no pending order for install id \(installID)") }
+        guard withdrawn != nil else { throw APIError(404, .notFound, "no pending order for install id \(installID)") }
         struct Answer: Encodable { let cancelled: Bool; let install_id: String }
         return .json(200, Answer(cancelled: true, install_id: installID))
     }

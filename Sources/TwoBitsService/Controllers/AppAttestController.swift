@@ -5,6 +5,7 @@ import Ledger
 import TwoBitsCrypto
 import UseCases
 import WireFormats
+import WireVocabulary
 
 /// The strong tier (docs/app-attest.md): challenges, attestations and assertions (role `tokens`, as the
 /// fallback exchange), and the admin's view and revocation of a key.
@@ -152,7 +153,7 @@ struct AppAttestController: Sendable {
         if let unknown = query.keys.sorted().first(where: { !names.contains($0) }) { throw .badRequest("unknown query parameter \(unknown)") }
     }
 
-    static let noSuchKey = APIError(404, "not_found", "no attested key with this id (give its artifact, or its key id in base64url)")
+    static let noSuchKey = APIError(404, .notFound, "no attested key with this id (give its artifact, or its key id in base64url)")
 
     /// The fields both requests share besides the App Attest bytes.
     private static func request(_ body: RequestBody, keyID: String, client: String) throws(APIError) -> AppAttestRequest {

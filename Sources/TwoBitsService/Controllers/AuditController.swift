@@ -1,6 +1,7 @@
 import FoundationEssentials
 import HTTPServer
 import Ledger
+import WireVocabulary
 
 /// The audit trail (role `admin`): pages with filters, one event, and the filtered trail as CSV.
 struct AuditController: Sendable {
@@ -48,7 +49,7 @@ struct AuditController: Sendable {
         }
         let event: AuditEvent?
         do { event = try await ledger.auditEvent(id: id) } catch { throw APIError.storageUnavailable(error) }
-        guard let event else { throw APIError(404, "not_found", "no audit event has id \(id)") }
+        guard let event else { throw APIError(404, .notFound, "no audit event has id \(id)") }
         return .json(200, Item(event))
     }
 

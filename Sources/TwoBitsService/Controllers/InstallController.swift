@@ -26,7 +26,7 @@ struct InstallController: Sendable {
                 if case .deviceBanned(let applied?) = error {
                     metrics.increment(.pendingBansApplied, applied.rawValue)
                 }
-                metrics.increment(.installs, apiError.code)
+                metrics.increment(.installs, apiError.code.rawValue)
                 throw apiError
             }
         }

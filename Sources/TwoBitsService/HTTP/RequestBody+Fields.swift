@@ -1,6 +1,7 @@
 import DeviceCheckModel
 import TokenSigning
 import UseCases
+import WireVocabulary
 
 extension RequestBody {
     /// `device_token` as a `DeviceToken`: 400 bad_request when absent, not a string or over the

@@ -1,3 +1,5 @@
+import WireVocabulary
+
 /// The rate limits in front of the routes that call Apple: each client's bucket and the global
 /// ceiling on Apple calls are checked before the handler runs, so a refused request never reaches Apple.
 struct AppleCallLimits: Sendable {
@@ -36,6 +38,6 @@ struct AppleCallLimits: Sendable {
         let message = scope == .client
             ? "client \(client.name) is over its rate limit for routes that call Apple; retry after \(retryAfter) s"
             : "the service is at its ceiling of Apple calls per second; retry after \(retryAfter) s"
-        throw APIError(429, "rate_limited", message, retryAfterSeconds: retryAfter)
+        throw APIError(429, .rateLimited, message, retryAfterSeconds: retryAfter)
     }
 }

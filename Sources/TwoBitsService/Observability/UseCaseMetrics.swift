@@ -2,6 +2,7 @@ import Ledger
 import Policy
 import TokenSigning
 import UseCases
+import WireVocabulary
 
 /// Counts what the use cases report, on `/metrics` and for the console's overview (`StatisticsRecorder`).
 /// Outcome labels of refusals are the error codes clients see.
@@ -18,7 +19,7 @@ struct UseCaseMetrics: UseCaseEvents {
         case .claimedOnRetry: outcome = "claimed_on_retry"
         case .replayed: outcome = "replayed"
         case .inProgress: outcome = "in_progress"
-        case .refused(let error): outcome = APIError(error).code
+        case .refused(let error): outcome = APIError(error).code.rawValue
         }
         let label = promotions.contains(promotion) ? promotion : "unknown"
         registry.increment(.promotionClaims, label, outcome)
@@ -28,14 +29,14 @@ struct UseCaseMetrics: UseCaseEvents {
     func exchangeRefused(_ error: ExchangeError) {
         let reason: String
         switch error {
-        case .debugDisabled: reason = "debug_disabled"
-        case .invalidDebugSecret: reason = "invalid_debug_secret"
+        case .debugDisabled: reason = APIErrorCode.debugDisabled.rawValue
+        case .invalidDebugSecret: reason = APIErrorCode.invalidDebugSecret.rawValue
         case .deviceTokenReused: reason = "reused"
         case .refused(.deviceBanned): reason = "banned"
         case .refused(.apple(.invalidDeviceToken)): reason = "invalid"
         case .refused, .storage:
             let answer = APIError(error)
-            reason = answer.status == 503 ? "apple_unavailable" : answer.code
+            reason = (answer.status == 503 ? .appleUnavailable : answer.code).rawValue
         }
         registry.increment(.fallbackExchangesRefused, reason)
         statistics.count("token", "fallback", reason)
@@ -44,14 +45,14 @@ struct UseCaseMetrics: UseCaseEvents {
     func appAttestRefused(_ error: AppAttestExchangeError) {
         let reason: String
         switch error {
-        case .appAttest(.storage): reason = "storage_unavailable"
+        case .appAttest(.storage): reason = APIErrorCode.storageUnavailable.rawValue
         case .appAttest(let refusal): reason = refusal.code
-        case .deviceTokenRequired: reason = "device_token_required"
+        case .deviceTokenRequired: reason = APIErrorCode.deviceTokenRequired.rawValue
         case .refused(.deviceBanned): reason = "banned"
-        case .refused(.apple(.invalidDeviceToken)): reason = "invalid_device_token"
+        case .refused(.apple(.invalidDeviceToken)): reason = APIErrorCode.invalidDeviceToken.rawValue
         case .refused(let policy):
             let answer = APIError(policy)
-            reason = answer.status == 503 ? "apple_unavailable" : answer.code
+            reason = (answer.status == 503 ? .appleUnavailable : answer.code).rawValue
         }
         registry.increment(.appAttestRefusals, reason)
         statistics.count("token", "appattest", reason)

@@ -1,6 +1,7 @@
 public import AppAttest
 public import FoundationEssentials
 public import Ledger
+public import WireVocabulary
 
 /// Why the strong tier refused a request. Each maps to one HTTP answer with its own code.
 public enum AppAttestError: Error, Sendable, Equatable {
@@ -30,20 +31,21 @@ public enum AppAttestError: Error, Sendable, Equatable {
 
     public static func == (a: AppAttestError, b: AppAttestError) -> Bool { a.code == b.code }
 
-    /// The stable snake_case reason clients and logs see.
+    /// The stable snake_case reason clients and logs see (the error code itself for the two refusals that are
+    /// not `attestation_invalid` / `assertion_invalid`), in the wire's vocabulary.
     public var code: String {
         switch self {
         case .invalid(let reason, _): return reason.rawValue
-        case .challengeUnknownOrUsed: return "challenge_unknown_or_used"
-        case .clientDataMismatch: return "client_data_mismatch"
-        case .keyUnknown: return "key_unknown"
-        case .keyAlreadyAttested: return "key_already_attested"
-        case .keyRevoked: return "key_revoked"
-        case .counterNotIncreasing: return "counter_not_increasing"
-        case .validationCategoryRefused: return "validation_category_refused"
-        case .riskMetricExceeded: return "risk_metric_exceeded"
-        case .riskMetricUnknown: return "risk_metric_unknown"
-        case .storage: return "storage_unavailable"
+        case .challengeUnknownOrUsed: return AppAttestRefusalReason.challengeUnknownOrUsed.rawValue
+        case .clientDataMismatch: return AppAttestRefusalReason.clientDataMismatch.rawValue
+        case .keyUnknown: return AppAttestRefusalReason.keyUnknown.rawValue
+        case .keyAlreadyAttested: return APIErrorCode.keyAlreadyAttested.rawValue
+        case .keyRevoked: return AppAttestRefusalReason.keyRevoked.rawValue
+        case .counterNotIncreasing: return AppAttestRefusalReason.counterNotIncreasing.rawValue
+        case .validationCategoryRefused: return AppAttestRefusalReason.validationCategoryRefused.rawValue
+        case .riskMetricExceeded: return AppAttestRefusalReason.riskMetricExceeded.rawValue
+        case .riskMetricUnknown: return AppAttestRefusalReason.riskMetricUnknown.rawValue
+        case .storage: return APIErrorCode.storageUnavailable.rawValue
         }
     }
 }

@@ -1,6 +1,7 @@
 public import Ledger
 import Policy
 public import TokenSigning
+public import WireVocabulary
 
 /// What the use cases report as they run, so the service can count it (metrics stay out of this layer,
 /// as the Apple client's `AppleCallObserver` keeps them out of AppleDeviceCheckClient).

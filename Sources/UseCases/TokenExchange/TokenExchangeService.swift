@@ -5,6 +5,7 @@ public import Policy
 public import TokenSigning
 import TwoBitsCrypto
 import WireFormats
+public import WireVocabulary
 
 /// Exchanges DeviceCheck tokens (or development debug secrets) for short-lived fallback-tier tokens, and
 /// verifies and consumes them.

@@ -56,7 +56,7 @@ struct RequestPipeline: Sendable {
     func answer(_ error: APIError, _ context: RequestContext) -> ServerResponse {
         if let detail = error.logDetail {
             logger.log(.error, "request failed", ["request_id": .string(context.requestID), "route": .string(context.route),
-                                                  "code": .string(error.code), "detail": .string(detail)])
+                                                  "code": .string(error.code.rawValue), "detail": .string(detail)])
         }
         if error.status == 502 {
             logger.log(.error, "Apple rejected this service's credentials: check apple.team_id, apple.key_id, apple.private_key_file and apple.environment (a device token from a build of the other environment gets the same answer: Xcode builds are development)",
