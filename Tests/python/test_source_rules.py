@@ -86,6 +86,8 @@ ALLOWED_SYSTEM_IMPORTS = {
     "CBuildInfo": set(),
     "Locking": {"CEventLoop"} | OS,
     "EventLoops": {"CEventLoop", "Dispatch"} | OS,
+    # The wire's vocabulary, shared with the client library: the Swift standard library alone.
+    "WireVocabulary": set(),
     "WireFormats": {"FoundationEssentials"},
     "TwoBitsCrypto": {"COpenSSL", "FoundationEssentials", "Synchronization"} | OS,
     "OutboundHTTP": {"CCurl", "FoundationEssentials"} | OS,
@@ -118,6 +120,12 @@ FORBIDDEN_DEPENDENCIES = {
     # The sandbox is a server (HTTPServer over MHD), and stands in for Apple without the client.
     "Sandbox": IO - {"HTTPServer", "CMicroHTTPD", "CMicroHTTPDShims"},
 }
+
+# The wire's vocabulary (error codes, reasons, tiers, field names, base64url) sits below every layer, the
+# client library's included: it depends on nothing, so an app that links it links nothing of the server.
+VOCABULARY = "WireVocabulary"
+# The client library's only dependencies: the vocabulary, and the OS's libcrypto on Linux.
+CLIENT_DEPENDENCIES = {VOCABULARY, "COpenSSL"}
 
 # Only the composition root and the CLI build the Apple client.
 MAY_DEPEND_ON_THE_CLIENT = {"TwoBitsService", "twobits"}
@@ -186,6 +194,12 @@ def test_domain_layers_never_depend_on_io_even_transitively():
     assert not problems, "\n".join(problems)
 
 
+def test_the_wire_vocabulary_depends_on_nothing_and_the_client_on_it_alone():
+    assert declared(VOCABULARY) == set(), f"{VOCABULARY} depends on {sorted(declared(VOCABULARY))}"
+    assert VOCABULARY in declared("TwoBitsClient")
+    assert declared("TwoBitsClient") <= CLIENT_DEPENDENCIES, sorted(declared("TwoBitsClient") - CLIENT_DEPENDENCIES)
+
+
 def test_only_the_composition_root_and_the_cli_depend_on_the_apple_client():
     dependents = {n for n in product_targets() if "AppleDeviceCheckClient" in declared(n)}
     assert dependents <= MAY_DEPEND_ON_THE_CLIENT, sorted(dependents - MAY_DEPEND_ON_THE_CLIENT)
@@ -236,7 +250,8 @@ def test_the_client_library_imports_no_module_of_the_server():
     # libcrypto on Linux (COpenSSL, for SHA-256 where the tests run), and a build directory shared with the server
     # would still let `import Policy` (or the server's DeviceCheck module, which is why Apple's is imported under
     # os(iOS) || os(macOS)) compile by accident.
-    allowed = {"Foundation", "FoundationEssentials", "FoundationNetworking", "DeviceCheck", "Security", "CryptoKit", "COpenSSL"}
+    allowed = {"Foundation", "FoundationEssentials", "FoundationNetworking", "DeviceCheck", "Security", "CryptoKit", "COpenSSL",
+               VOCABULARY}
     offenders = []
     for path in CLIENT.rglob("*.swift"):
         for number, line in enumerate(path.read_text().splitlines(), 1):
@@ -248,6 +263,65 @@ def test_the_client_library_imports_no_module_of_the_server():
             if found and found.group(3) == "COpenSSL" and "#elseif os(Linux)" not in path.read_text():
                 offenders.append(f"{path.relative_to(REPO)}:{number}: libcrypto outside #elseif os(Linux) (an app links none)")
     assert not offenders, "\n".join(offenders)
+
+
+# --- One wire vocabulary (issue 42, item 3): each code and reason is spelled once, in Sources/WireVocabulary. ---
+
+VOCABULARY_SOURCES = PRODUCT / VOCABULARY
+# Declared in the vocabulary but never sent: no client sees it, and the word is common elsewhere.
+NOT_ON_THE_WIRE = {"cancelled"}
+# Literals equal to a code that are not the wire's code, and why each may stay.
+CODE_LITERALS_ALLOWED = {
+    # The Apple client's metric outcome labels for Apple's answers (twobits_apple_calls_total), not envelope codes.
+    ("Sources/AppleDeviceCheckClient/Client/AppleDeviceCheckClient.swift", "not_found"),
+    ("Sources/AppleDeviceCheckClient/Client/AppleDeviceCheckClient.swift", "invalid_device_token"),
+    # The sandbox's own control API names its injected faults (/sandbox/v1, docs/sandbox.md); two are named
+    # after the reason they make the server answer.
+    ("Sources/Sandbox/AppAttest/AppAttestFault.swift", "bad_chain"),
+    ("Sources/Sandbox/AppAttest/AppAttestFault.swift", "bad_signature"),
+}
+
+
+def vocabulary_codes():
+    """The error codes and App Attest refusal reasons, read from the vocabulary's source."""
+    codes = set()
+    for path in VOCABULARY_SOURCES.glob("*.swift"):
+        text = path.read_text()
+        codes |= set(re.findall(r'(?:APIErrorCode|AppAttestRefusalReason)\(rawValue: "([a-z0-9_]+)"\)', text))
+        if path.name == "AppAttestFailureReason.swift":
+            codes |= set(re.findall(r'case \w+ = "([a-z0-9_]+)"', text))
+    return codes - NOT_ON_THE_WIRE
+
+
+def test_the_vocabulary_reader_finds_the_codes():
+    codes = vocabulary_codes()
+    assert {"bad_request", "confirmation_mismatch", "length_required", "key_revoked", "bad_chain"} <= codes, sorted(codes)
+    assert len(codes) >= 50, len(codes)
+
+
+def test_no_error_code_or_reason_is_spelled_outside_the_vocabulary():
+    # A code written as a literal at a throw site drifts from the client's (and the document's) unseen; written
+    # as `APIErrorCode.x` it is the one the client matches. Comments, tests and the console's JS may name codes.
+    literal = re.compile(r'"(%s)"' % "|".join(sorted(vocabulary_codes(), key=len, reverse=True)))
+    offenders = []
+    for path in sorted(PRODUCT.rglob("*.swift")):
+        if VOCABULARY_SOURCES in path.parents:
+            continue
+        relative = str(path.relative_to(REPO))
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if line.lstrip().startswith("//"):
+                continue
+            for found in literal.finditer(line):
+                if (relative, found.group(1)) not in CODE_LITERALS_ALLOWED:
+                    offenders.append(f"{relative}:{number}: \"{found.group(1)}\" (use WireVocabulary's value)")
+    assert not offenders, "\n".join(offenders)
+
+
+def test_no_target_but_the_vocabulary_declares_base64url():
+    # One base64url for the server and the client (WireFormats' Data extension calls it).
+    copies = [str(p.relative_to(REPO)) for p in PRODUCT.rglob("*.swift")
+              if VOCABULARY_SOURCES not in p.parents and re.search(r"^\s*(public |internal |private |fileprivate )?(enum|struct) Base64URL\b", p.read_text(), re.M)]
+    assert not copies, copies
 
 
 # --- Tests mirror the sources (issue 33, item 7). ---
