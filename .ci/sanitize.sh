@@ -16,7 +16,7 @@ export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0"
 # The public vectors (../shared/vectors from the root, where this script runs) are read under both sanitizers too.
 export TWOBITS_REQUIRE_VECTORS=1
 # Not under the sanitizers: URLSessionRelayTests drives Foundation's own URLSession, whose Linux implementation
-# (FoundationNetworking over libcurl) leaks curl's handles and strings (LeakSanitizer, stop 38). It is not
+# (FoundationNetworking over libcurl) leaks curl's handles and strings (LeakSanitizer, 2026-11-27). It is not
 # TwoBits' code, and a suppression of libcurl would hide leaks of TwoBits' own curl wrapper; `make test` runs it.
 FOREIGN='URLSessionRelayTests'
 

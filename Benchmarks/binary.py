@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The shipped binary: stripped size, start-up time and idle memory (issue 14).
+"""The shipped binary: stripped size, start-up time and idle memory.
 
 Usage: python3 Benchmarks/binary.py [--binary PATH] [--runs 7]
 Default binary: the one inside the package `make package` built (.build-package/twobits_*/usr/bin/twobits).
@@ -10,7 +10,6 @@ import argparse
 import glob
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time

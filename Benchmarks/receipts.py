@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Issue 35: what the App Attest receipt refresher costs. Two measurements, on bench.py's harness (its sandbox,
-server, wrk and /proc helpers; Benchmarks/README.md, "Receipt refreshes (issue 35)"):
+"""What the App Attest receipt refresher costs. Two measurements, on bench.py's harness (Benchmarks/benchlib: its
+sandbox, server, wrk and /proc helpers; Benchmarks/README.md, "Receipt refreshes"):
 
 1. CPU per refresh. `--keys` keys are attested through the sandbox's simulated keys with the refresher off
    (`app_attest.receipts.enabled: false`); each attestation stores an ATTEST receipt, which is due for renewal at
@@ -42,9 +42,16 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench as B  # noqa: E402
+from benchlib import common, procfs  # noqa: E402
+from benchlib.cli import parse_list  # noqa: E402
+from benchlib.common import BenchError, fmt, log, median  # noqa: E402
+from benchlib.harness import Bench  # noqa: E402
+from benchlib.httpclient import Http  # noqa: E402
+from benchlib.processes import run_bounded, tail  # noqa: E402
+from benchlib.report import write_readme, write_report  # noqa: E402
+from benchlib.scenarios import TEAM_ID  # noqa: E402
 
-APP_ID = B.TEAM_ID + ".com.example.bench"
+APP_ID = TEAM_ID + ".com.example.bench"
 README_START = "<!-- bench:receipts:start (written by receipts.py --write-readme) -->"
 README_END = "<!-- bench:receipts:end -->"
 LEDGER_FILES = ("twobits.sqlite", "twobits.sqlite-wal", "twobits.sqlite-shm")
@@ -57,14 +64,14 @@ def median_range(values, digits=1):
     if not values:
         return "n/a"
     if len(values) == 1:
-        return B.fmt(float(values[0]), digits)
-    return "%s (%s-%s)" % (B.fmt(float(B.median(values)), digits), B.fmt(float(min(values)), digits), B.fmt(float(max(values)), digits))
+        return fmt(float(values[0]), digits)
+    return "%s (%s-%s)" % (fmt(float(median(values)), digits), fmt(float(min(values)), digits), fmt(float(max(values)), digits))
 
 
 class ReceiptBench:
     def __init__(self, args, binary):
         self.args = args
-        self.bench = B.Bench(args, binary)
+        self.bench = Bench(args, binary)
         w = self.bench.work
         self.app_attest_root = os.path.join(w, "appattest-root.pem")
         self.receipt_root = os.path.join(w, "receipt-root.pem")
@@ -115,7 +122,7 @@ class ReceiptBench:
         self.bench.start_target(self.target)
 
     def server_http(self):
-        return B.Http(self.target.host, self.target.port)
+        return Http(self.target.host, self.target.port)
 
     def renewals_answered(self):
         return self.bench.counters().get("calls", {}).get("attestation_data", 0)
@@ -153,7 +160,7 @@ class ReceiptBench:
                 key_id = sandbox.json("POST", "/sandbox/v1/app-attest/keys", {"app_id": APP_ID, "environment": "development"})["key_id"]
                 status, payload = server.request("POST", "/v1/app-attest/challenges", {}, auth)
                 if status != 201:
-                    raise B.BenchError("challenge: %d %s" % (status, payload[:300]))
+                    raise BenchError("challenge: %d %s" % (status, payload[:300]))
                 challenge = json.loads(payload)["challenge"]
                 raw = base64.urlsafe_b64decode(challenge + "=" * (-len(challenge) % 4))
                 attestation = sandbox.json("POST", "/sandbox/v1/app-attest/attestations", {
@@ -161,7 +168,7 @@ class ReceiptBench:
                 status, payload = server.request("POST", "/v1/app-attest/attestations",
                                                  {"key_id": key_id, "attestation_object": attestation, "challenge": challenge}, auth)
                 if status != 201:
-                    raise B.BenchError("attestation %d: %d %s" % (i, status, payload[:300]))
+                    raise BenchError("attestation %d: %d %s" % (i, status, payload[:300]))
         finally:
             server.close()
         self.stop_server()
@@ -171,7 +178,7 @@ class ReceiptBench:
             if os.path.exists(live):
                 shutil.copy2(live, os.path.join(self.snapshot, name))
         self.keys = count
-        B.log("attested %d keys in %.1f s; ledger copied" % (count, time.monotonic() - started))
+        log("attested %d keys in %.1f s; ledger copied" % (count, time.monotonic() - started))
 
     # ---- 1. CPU per refresh
 
@@ -182,21 +189,21 @@ class ReceiptBench:
         wave's (start-up, timers and idle turns cancel). Returns the measurements."""
         self.bench.set_latency(0)
         sandbox_pid = self.bench.sandbox.pid
-        sandbox0, t0 = B.proc_cpu_seconds(sandbox_pid), time.monotonic()
+        sandbox0, t0 = procfs.proc_cpu_seconds(sandbox_pid), time.monotonic()
         self.start_server(rate, restore=True)
         pid = self.target.proc.pid
         timeout = max(60.0, 10.0 * self.keys / rate + 30)
         answered = 0
         while answered < self.keys:
             if time.monotonic() - t0 > timeout:
-                raise B.BenchError("only %d of %d renewals in %.0f s" % (answered, self.keys, timeout))
+                raise BenchError("only %d of %d renewals in %.0f s" % (answered, self.keys, timeout))
             if self.target.exited() is not None:
-                raise B.BenchError("twobits serve exited during the wave:\n%s" % B.tail(self.target.err_path))
+                raise BenchError("twobits serve exited during the wave:\n%s" % tail(self.target.err_path))
             time.sleep(0.05)
             answered = self.renewals_answered()
         # The last answer is still to be verified and stored: a short pause (the control waits as long).
         time.sleep(0.3)
-        cpu, sandbox1, t1 = B.proc_cpu_seconds(pid), B.proc_cpu_seconds(sandbox_pid), time.monotonic()
+        cpu, sandbox1, t1 = procfs.proc_cpu_seconds(pid), procfs.proc_cpu_seconds(sandbox_pid), time.monotonic()
         outcomes = self.refresh_outcomes()
         answered = self.renewals_answered()
         window = t1 - t0
@@ -206,7 +213,7 @@ class ReceiptBench:
         c0 = time.monotonic()
         self.start_server(None, restore=True)
         time.sleep(max(0.0, c0 + window - time.monotonic()))
-        control = B.proc_cpu_seconds(self.target.proc.pid)
+        control = procfs.proc_cpu_seconds(self.target.proc.pid)
         self.stop_server()
 
         renewed = outcomes.get("renewed", 0)
@@ -225,11 +232,11 @@ class ReceiptBench:
             # Includes the counters this script polls every 50 ms.
             "sandbox_cpu_us_per_refresh": round((sandbox1 - sandbox0) / answered * 1e6, 1) if answered else None,
         }
-        B.log("  wave: %d renewed (%s) in %.1f s (%.0f/s): server %s us CPU per refresh (%.3f s, control %.3f s), sandbox %s us" % (
+        log("  wave: %d renewed (%s) in %.1f s (%.0f/s): server %s us CPU per refresh (%.3f s, control %.3f s), sandbox %s us" % (
             renewed, outcomes, window, result["achieved_per_second"] or 0, result["server_cpu_us_per_refresh"],
             cpu, control, result["sandbox_cpu_us_per_refresh"]))
         if renewed != self.keys or answered != self.keys:
-            raise B.BenchError("expected %d renewals, the sandbox answered %d and the server renewed %d (%s)" % (
+            raise BenchError("expected %d renewals, the sandbox answered %d and the server renewed %d (%s)" % (
                 self.keys, answered, renewed, outcomes))
         return result
 
@@ -245,11 +252,11 @@ class ReceiptBench:
         result["refresh_rate_setting"] = rate
         result["renewals_during_run"] = renewals
         result["renewals_per_second"] = round(renewals / result["duration_s"], 1) if result["duration_s"] > 0 else None
-        B.log("  %s: %d renewals while wrk ran (%.1f/s)" % (result["condition"], renewals, result["renewals_per_second"] or 0))
+        log("  %s: %d renewals while wrk ran (%.1f/s)" % (result["condition"], renewals, result["renewals_per_second"] or 0))
         if rate is not None and renewals == 0:
-            raise B.BenchError("no renewal during the %s run" % result["condition"])
+            raise BenchError("no renewal during the %s run" % result["condition"])
         if rate is not None and self.renewals_answered() >= self.keys:
-            B.log("  WARNING: every key was renewed before the run ended (raise --keys)")
+            log("  WARNING: every key was renewed before the run ended (raise --keys)")
         return result
 
     def close(self):
@@ -266,10 +273,10 @@ def app_attest_receipt_us(binary, seconds):
     for c in (os.environ.get("APPATTESTBENCH_BIN", ""), os.path.join(os.path.dirname(binary), "AppAttestBench")):
         if c and os.path.isfile(c) and os.access(c, os.X_OK):
             try:
-                _, out, _ = B.run_bounded([c, "--seconds", str(seconds)], seconds * 10 + 60)
+                _, out, _ = run_bounded([c, "--seconds", str(seconds)], seconds * 10 + 60)
                 value = json.loads(out.strip().splitlines()[-1]).get("receipt_us")
                 return {"binary": c, "receipt_us": value}
-            except (B.BenchError, ValueError, IndexError) as error:
+            except (BenchError, ValueError, IndexError) as error:
                 return {"binary": c, "error": str(error)}
     return None
 
@@ -297,10 +304,10 @@ def markdown(report):
         lines.append("")
         v = report.get("receipt_verification")
         if v and v.get("receipt_us") is not None:
-            per = B.median([w["server_cpu_us_per_refresh"] for w in waves])
+            per = median([w["server_cpu_us_per_refresh"] for w in waves])
             lines.append("Of which the receipt's verification (AppAttestBench `receipt_us`, `%s`): %.0f µs; the rest (the call "
                          "through curl, base64 and JSON, the lease and the store in the ledger, the refresher's turns): %s µs." % (
-                             os.path.basename(v["binary"]), v["receipt_us"], B.fmt(per - v["receipt_us"] if per is not None else None)))
+                             os.path.basename(v["binary"]), v["receipt_us"], fmt(per - v["receipt_us"] if per is not None else None)))
             lines.append("")
     runs = report["latency_runs"]
     if runs:
@@ -329,7 +336,7 @@ def markdown(report):
 
 
 def main(argv):
-    p = argparse.ArgumentParser(description="Issue 35: CPU per receipt refresh and the refresher's effect on latency "
+    p = argparse.ArgumentParser(description="CPU per receipt refresh and the refresher's effect on latency "
                                             "(see Benchmarks/README.md)")
     p.add_argument("--keys", type=int, default=500, help="keys attested, each renewed once per wave (default 500; raised to "
                    "what the latency runs need)")
@@ -343,23 +350,23 @@ def main(argv):
     p.add_argument("--settle", type=float, default=1.0, help="seconds to pause before each latency run")
     p.add_argument("--server-threads", type=int, default=2, help="server.threads (default 2)")
     p.add_argument("--wrk-threads", type=int, default=2)
-    p.add_argument("--output", default=os.path.join(B.RESULTS_DIR, "receipts.json"))
+    p.add_argument("--output", default=os.path.join(common.RESULTS_DIR, "receipts.json"))
     p.add_argument("--write-readme", action="store_true", help="replace the results part of the README's section")
     p.add_argument("--no-split", action="store_true", help="skip AppAttestBench (the split of a refresh's CPU into the "
                    "receipt's verification and the rest; about 20 s)")
     p.add_argument("--keep", action="store_true", help="keep the temporary directory")
     args = p.parse_args(argv)
-    rates = B.parse_list(args.rates, "rates")
+    rates = parse_list(args.rates, "rates")
     if not 1 <= args.repeat <= 20 or not 1 <= args.duration <= 600 or not 1 <= args.keys <= 100000:
         raise SystemExit("receipts.py: --repeat 1-20, --duration 1-600, --keys 1-100000")
     if any(not 1 <= r <= 100 for r in rates + [args.refresh_rate]):
         raise SystemExit("receipts.py: refresh rates are 1-100 (app_attest.receipts.max_refreshes_per_second)")
-    # What bench.Bench reads of its arguments.
+    # What benchlib's Bench reads of its arguments.
     for name, value in (("smoke", False), ("wake_coalescing_us", None), ("database_pool_size", None), ("database_pipelines", None),
                         ("compare_ledgers", False), ("ledger", "sqlite"), ("postgres", None), ("replicas", 1),
                         ("replica_threads", None), ("replica_pipelines", None)):
         setattr(args, name, value)
-    binary = os.environ.get("TWOBITS_BIN") or os.path.join(B.ROOT, ".build", "release", "twobits")
+    binary = os.environ.get("TWOBITS_BIN") or os.path.join(common.ROOT, ".build", "release", "twobits")
     if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
         raise SystemExit("receipts.py: no twobits binary at %s (run `make release` or set TWOBITS_BIN)" % binary)
     if args.only != "cpu" and not shutil.which("wrk"):
@@ -378,7 +385,7 @@ def main(argv):
         keys = max(keys, int(max(rates) * (2 * args.duration + args.settle + 5)))
     conditions = [OFF] + ["%d/s" % r for r in rates]
     started = time.monotonic()
-    machine = B.machine_description()
+    machine = procfs.machine_description()
     waves, runs, failure = [], [], None
     verification = None
     rb = ReceiptBench(args, binary)
@@ -387,7 +394,7 @@ def main(argv):
         rb.attest_keys(keys)
         if args.only != "latency":
             for i in range(args.repeat):
-                B.log("refresh wave %d of %d (%d keys at %d/s)" % (i + 1, args.repeat, keys, args.refresh_rate))
+                log("refresh wave %d of %d (%d keys at %d/s)" % (i + 1, args.repeat, keys, args.refresh_rate))
                 waves.append(rb.refresh_wave(args.refresh_rate))
         if args.only != "cpu":
             plans = [None] + rates
@@ -397,12 +404,12 @@ def main(argv):
                     result = rb.latency_run(OFF if rate is None else rate)
                     result["repeat"] = i + 1
                     runs.append(result)
-    except B.BenchError as error:
+    except BenchError as error:
         failure = str(error)
-        B.log("FAILED: %s" % failure)
+        log("FAILED: %s" % failure)
     except KeyboardInterrupt as error:
         failure = "interrupted (%s)" % (error or "Ctrl-C")
-        B.log(failure)
+        log(failure)
     finally:
         rb.close()
     if waves and not failure and not args.no_split:
@@ -423,9 +430,9 @@ def main(argv):
         "failure": failure,
     }
     table = markdown(report)
-    B.write_report(report, table, args.output)
+    write_report(report, table, args.output)
     if args.write_readme and not failure:
-        B.write_readme(table, README_START, README_END, "Receipt refreshes (issue 35)")
+        write_readme(table, README_START, README_END, "Receipt refreshes")
     return 1 if failure else 0
 
 

@@ -2,29 +2,27 @@
 connections, TwoBits against the Go peer (CPU per request <= 0.8 x Go's, throughput >= Go's) and CPU per
 request in absolute terms. Synthetic rows, no processes: what is measured is the verdict logic, not timing.
 """
-import importlib.util
+import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "Benchmarks" / "bench.py"
-spec = importlib.util.spec_from_file_location("bench", BENCH)
-bench = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bench)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Benchmarks"))
+from benchlib import common, scenarios, targets  # noqa: E402
 
 
 def run(scenario, latency, concurrency, rps, cpu_us, server="twobits", errors=0):
-    return {"server": server, "scenario": scenario, "route": bench.SCENARIO_LABELS[scenario], "latency_ms": latency,
+    return {"server": server, "scenario": scenario, "route": scenarios.SCENARIO_LABELS[scenario], "latency_ms": latency,
             "concurrency": concurrency, "requests_per_second": rps, "server_cpu_us_per_request": cpu_us,
             "server_peak_rss_mb": 50.0, "non_2xx": errors, "socket_errors": 0, "token_wraps": 0}
 
 
 def paired(scenario, latency, ours, theirs, concurrency=256):
     r = run(scenario, latency, concurrency, *ours)
-    bench.compare_with_peer(r, run(scenario, latency, concurrency, *theirs, server="go"))
+    targets.compare_with_peer(r, run(scenario, latency, concurrency, *theirs, server="go"))
     return r
 
 
 def verdicts(runs):
-    return {c["target"]: c["met"] for c in bench.issue8_targets(runs)}
+    return {c["target"]: c["met"] for c in targets.peer_targets(runs)}
 
 
 def test_ratios_are_twobits_over_go():
@@ -69,8 +67,8 @@ def test_without_the_peer_the_comparisons_are_not_applicable():
 
 def test_errors_on_either_side_are_named_beside_the_verdict():
     r = run("fallback", 0, 256, 2000, 100.0)
-    bench.compare_with_peer(r, run("fallback", 0, 256, 1000, 200.0, server="go", errors=7))
-    notes = {c["target"]: c["note"] for c in bench.issue8_targets([r])}
+    targets.compare_with_peer(r, run("fallback", 0, 256, 1000, 200.0, server="go", errors=7))
+    notes = {c["target"]: c["note"] for c in targets.peer_targets([r])}
     assert "Go: 7 non-2xx" in notes["throughput >= Go's (fallback, 0 ms)"]
 
 
@@ -78,7 +76,7 @@ def test_a_row_raced_several_times_is_judged_on_its_median_race():
     # Three claim races at 50 ms: CPU ratios 0.70, 0.86, 0.90 (median 0.86); throughput ratios 1.10, 0.98, 0.99.
     races = [paired("claim", 50, (1100, 70.0), (1000, 100.0)), paired("claim", 50, (980, 86.0), (1000, 100.0)),
              paired("claim", 50, (990, 90.0), (1000, 100.0))]
-    checks = {c["target"]: c for c in bench.issue8_targets(races)}
+    checks = {c["target"]: c for c in targets.peer_targets(races)}
     cpu = checks["server CPU per request <= 0.8 x Go's (claim, 50 ms)"]
     rps = checks["throughput >= Go's (claim, 50 ms)"]
     # One race met both targets; the median race met neither.
@@ -95,10 +93,10 @@ def test_a_row_raced_several_times_is_judged_on_its_median_race():
 def test_absolute_cpu_over_several_runs_is_the_median_run():
     def absolute(cpus):
         runs = [paired("fallback", 0, (2000, cpu), (1500, 160.0)) for cpu in cpus]
-        return {c["target"]: c for c in bench.issue8_targets(runs)}["server CPU per request at 0 ms <= 120 us (fallback, c=256)"]
+        return {c["target"]: c for c in targets.peer_targets(runs)}["server CPU per request at 0 ms <= 120 us (fallback, c=256)"]
     # An even count: the mean of the middle two, (118 + 125) / 2 = 121.5, misses although two runs are under 120.
     check = absolute((110.0, 125.0, 140.0, 118.0))
     assert check["met"] is False
     assert "median 122 us of 4 runs (110-140)" in check["measured"]
     assert absolute((110.0, 119.0, 140.0, 118.0))["met"] is True   # (118 + 119) / 2 = 118.5
-    assert bench.median([3, None, 1]) == 2 and bench.median([]) is None
+    assert common.median([3, None, 1]) == 2 and common.median([]) is None

@@ -24,7 +24,7 @@ public struct YearMonth: Sendable, Hashable, Comparable, Codable, CustomStringCo
     public init(containing date: Date) {
         // Days to civil date (H. Hinnant's `civil_from_days`), in integers: a `Calendar` built for each call
         // showed in a claim's profile (the policy stamps every write with the current month; measured:
-        // Benchmarks/README.md, stop 28).
+        // Benchmarks/HISTORY.md, 2026-11-26, 03:00-04:10).
         let seconds = date.timeIntervalSince1970.rounded(.down)
         let clamped = seconds.isNaN ? 0 : Int(max(-1e15, min(1e15, seconds)))
         let days = clamped >= 0 ? clamped / 86_400 : -((-clamped + 86_399) / 86_400)

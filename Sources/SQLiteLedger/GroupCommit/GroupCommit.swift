@@ -112,7 +112,7 @@ final class GroupCommit: Sendable {
             // for the loop's following turn. Handed over together: one inbox append and at most one wake for
             // the batch, so the loop takes every caller (and then `finished`) in one turn; handed over one by
             // one, a loop woken by the first took the rest in turns of their own, and the claim paid for it.
-            // Measured (fallback at 50 ms, 256 connections): p50 about 5 ms lower; Benchmarks/README.md, stop 38.
+            // Measured (fallback at 50 ms, 256 connections): p50 about 5 ms lower; Benchmarks/HISTORY.md, 2026-11-27, 14:12-15:05.
             loop.handOverTogether {
                 for (write, error) in zip(batch.value, errors) { write.finish(error) }
                 loop.execute { [self] in finished(flush.value, on: loop) }

@@ -5,7 +5,7 @@ import WireFormats
 /// SHA-256 through OpenSSL's EVP interface.
 public enum SHA256Digest {
     /// Fetched once. With `EVP_sha256()` OpenSSL 3 looks the algorithm up again on every digest (an
-    /// implicit fetch), which costs more than the digest of an API key (measured: Benchmarks/README.md, stop 27).
+    /// implicit fetch), which costs more than the digest of an API key (measured: Benchmarks/HISTORY.md, 2026-11-26, 00:00-01:10).
     nonisolated(unsafe) private static let algorithm: OpaquePointer = {
         guard let md = EVP_MD_fetch(nil, "SHA256", nil) else { fatalError("EVP_MD_fetch(SHA256) failed") }
         return md

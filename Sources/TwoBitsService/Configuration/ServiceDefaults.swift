@@ -34,7 +34,7 @@ public enum ServiceDefaults {
         public static let maxConnectionsPerIP = 1_024
         /// `server.wake_coalescing_us`: a loop woken for one to three events waits this long for more, so one
         /// wake serves several, while that pays (`WakeCoalescing`). Why 1,000: measured against a fixed 200 µs and
-        /// 2,000 µs in Benchmarks/README.md, stop 30.
+        /// 2,000 µs in Benchmarks/HISTORY.md, 2026-11-26, 09:20-11:15.
         public static let wakeCoalescingMicroseconds = 1_000
 
         /// `server.request_deadline_ms` when left out: room for the three Apple calls a route can make.
