@@ -285,3 +285,15 @@ def test_a_bad_ca_file_stops_the_server_naming_the_field(world, servers, tmp_pat
     code, output = servers("good", apple={"ca_file": str(path)}).run_to_exit()
     assert code != 0, output
     assert "apple.ca_file" in output and says in output, output
+
+
+def test_a_ca_file_of_the_system_bundle_and_a_proxys_ca_trusts_both(world, servers, tmp_path):
+    """What docs/configuration.md advises to add an anchor: the system's bundle (a hundred certificates and more)
+    with the proxy's CA appended. It is read at start, and the fake's certificate verifies."""
+    _, fake = world
+    bundle = tmp_path / "bundle.pem"
+    system = Path("/etc/ssl/certs/ca-certificates.crt")
+    bundle.write_text((system.read_text() if system.exists() else "") + fake.ca_file.read_text())
+    server = servers("good", apple={"ca_file": str(bundle)}).start()
+    _, token = device_token(world)
+    assert server.exchange(token).status == 201
