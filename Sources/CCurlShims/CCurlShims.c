@@ -16,6 +16,9 @@ int twobits_curl_weakens_verification(CURLoption o, long v) {
     case CURLOPT_SSL_VERIFYHOST:
     case CURLOPT_PROXY_SSL_VERIFYHOST:
         return v != 2;
+    case CURLOPT_SSLVERSION:
+        /* The low 16 bits are the minimum version (the high ones a maximum): never below TLS 1.2. */
+        return (v & 0xffff) < CURL_SSLVERSION_TLSv1_2;
     default:
         return 0;
     }

@@ -37,7 +37,11 @@ final class CurlTransfer: @unchecked Sendable {
         twobits_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, min(request.timeoutMilliseconds, 5_000)))
         // Over TLS, prefer waiting for a multiplexed HTTP/2 stream to opening another connection.
         // Plain HTTP is HTTP/1.1 only: waiting would queue a cold burst behind the first answer.
-        if https { twobits_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) }
+        if https {
+            twobits_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+            // Apple offers TLS 1.2 and 1.3; an older version is a path that is not Apple's, whatever openssl.cnf allows.
+            twobits_easy_setopt_long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
+        }
         if https, let caFile {
             // Replaces the store: Debian's libcurl also reads /etc/ssl/certs as a directory unless CAPATH is unset.
             twobits_easy_setopt_str(easy, CURLOPT_CAINFO, caFile)

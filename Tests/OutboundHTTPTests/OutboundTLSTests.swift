@@ -13,12 +13,14 @@ import Testing
         let easy = try #require(curl_easy_init())
         defer { curl_easy_cleanup(easy) }
         for (option, value) in [(CURLOPT_SSL_VERIFYPEER, 0), (CURLOPT_SSL_VERIFYHOST, 0), (CURLOPT_SSL_VERIFYHOST, 1),
-                                (CURLOPT_PROXY_SSL_VERIFYPEER, 0), (CURLOPT_PROXY_SSL_VERIFYHOST, 0)] {
+                                (CURLOPT_PROXY_SSL_VERIFYPEER, 0), (CURLOPT_PROXY_SSL_VERIFYHOST, 0),
+                                (CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_1)), (CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_DEFAULT))] {
             #expect(twobits_easy_setopt_long(easy, option, value) == CURLE_BAD_FUNCTION_ARGUMENT, "\(option) = \(value)")
         }
         // curl's defaults, the only values the setter lets through.
         #expect(twobits_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1) == CURLE_OK)
         #expect(twobits_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2) == CURLE_OK)
+        #expect(twobits_easy_setopt_long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_3)) == CURLE_OK)
     }
 
     @Test func aHandshakeAnsweredInPlainHTTPIsATLSFailure() async throws {

@@ -12,6 +12,8 @@ runs on one machine do not meet):
   self_signed   a self-signed certificate for the four names
   wrong_host    signed by the CA, for another host name only
   other_ca      for the four names, signed by another CA
+  tls11         the good certificate, but TLS 1.1 only (a version Apple does not offer; OpenSSL's security level 0
+                lets nginx speak it)
   stall         a TCP listener that never accepts: the TLS handshake never gets an answer
 
 TwoBits reaches a variant under the production names through `namespaced()`: the process runs in a private mount
@@ -45,7 +47,7 @@ APPLE_HOSTS = [
     "data.appattest.apple.com",
     "data-development.appattest.apple.com",
 ]
-VARIANTS = ["good", "http1", "expired", "self_signed", "wrong_host", "other_ca", "stall"]
+VARIANTS = ["good", "http1", "expired", "self_signed", "wrong_host", "other_ca", "tls11", "stall"]
 STREAMS_PER_CONNECTION = 100
 # What nginx writes per request: enough to tell the host, the HTTP version and the TLS connection of each call.
 LOG_FIELDS = ["server_addr", "host", "protocol", "connection", "connection_requests", "status", "method", "uri", "ssl_protocol"]
@@ -139,6 +141,12 @@ class FakeApple:
         self.other_ca_file = self.certs / "other-ca.pem"
         self.address = dict(zip(VARIANTS, _free_addresses(len(VARIANTS))))
         self.access_log = self.dir / "access.log"
+        # For a client process's OPENSSL_CONF: OpenSSL's own floor lowered to TLS 1.0 and security level 0, so that
+        # only the client's own minimum (TwoBits: TLS 1.2) refuses the tls11 variant.
+        self.permissive_openssl_conf = self.dir / "openssl-permissive.cnf"
+        self.permissive_openssl_conf.write_text(
+            "openssl_conf = openssl_init\n[openssl_init]\nssl_conf = ssl_sect\n[ssl_sect]\nsystem_default = system_default_sect\n"
+            "[system_default_sect]\nMinProtocol = TLSv1\nCipherString = DEFAULT:@SECLEVEL=0\n")
         self.error_log = self.dir / "error.log"
         self.upstream = re.sub(r"^http://", "", upstream.rstrip("/"))
         self.process = None
@@ -147,11 +155,11 @@ class FakeApple:
             raise RuntimeError("nginx is not installed (.ci/install-deps.sh --test)")
         self._start()
 
-    def _server(self, variant, certificate, http2=True):
+    def _server(self, variant, certificate, http2=True, tls=""):
         return f"""
     server {{
         listen {self.address[variant]}:443 ssl{" http2" if http2 else ""};
-        server_name {" ".join(APPLE_HOSTS)};
+        server_name {" ".join(APPLE_HOSTS)};{tls}
         ssl_certificate {self.certs / (certificate + ".pem")};
         ssl_certificate_key {self.certs / (certificate + ".key")};
         location / {{
@@ -172,6 +180,7 @@ class FakeApple:
             self._server("self_signed", "self_signed"),
             self._server("wrong_host", "wrong_host"),
             self._server("other_ca", "other_ca"),
+            self._server("tls11", "good", http2=False, tls="\n        ssl_protocols TLSv1.1;\n        ssl_ciphers DEFAULT:@SECLEVEL=0;"),
         ])
         user = "user root;" if os.geteuid() == 0 else ""
         return f"""# Written by Tests/tls/fake_apple.py; nginx runs in the foreground as the test's own process.

@@ -9,7 +9,8 @@
 typedef size_t (*twobits_curl_write_fn)(char *ptr, size_t size, size_t nmemb, void *userdata);
 
 /// Refuses (CURLE_BAD_FUNCTION_ARGUMENT, nothing set) any value of CURLOPT_SSL_VERIFYPEER/VERIFYHOST (and the
-/// proxy's) but curl's defaults, 1 and 2: TLS to Apple is always verified, whatever a caller passes.
+/// proxy's) but curl's defaults, 1 and 2, and a CURLOPT_SSLVERSION minimum below TLS 1.2: TLS to Apple is always
+/// verified, whatever a caller passes.
 CURLcode twobits_easy_setopt_long(CURL *h, CURLoption o, long v);
 /// Whether setting `o` to `v` would weaken certificate or host-name verification (what the setter refuses).
 int twobits_curl_weakens_verification(CURLoption o, long v);
