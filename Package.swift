@@ -137,7 +137,7 @@ let package = Package(
         // The server over real loopback sockets (curl and a raw socket as its clients), and its connection state machine alone.
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "OutboundHTTP", "EventLoops", "Locking"]),
         // The curl client against a real HTTPServer on loopback (a client needs a server).
-        .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTPServer", "EventLoops"]),
+        .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTPServer", "EventLoops", "CCurl", "CCurlShims"]),
         .testTarget(name: "DeviceCheckModelTests", dependencies: ["DeviceCheckModel"]),
         // The Apple client against the sandbox, and the parsers against Python's.
         .testTarget(name: "AppleDeviceCheckClientTests", dependencies: [

@@ -20,6 +20,8 @@ if [[ "${1:-}" != "--run" ]]; then debs+=(prometheus); fi
 if [[ "${1:-}" != "--run" ]]; then debs+=(golang-go); fi
 # Node for docs/examples/node, unless a node is already on the PATH (it may come from elsewhere).
 if [[ "${1:-}" != "--run" ]] && ! command -v node >/dev/null; then debs+=(nodejs); fi
+# The fake Apple over TLS and HTTP/2 in front of the sandbox (Tests/tls/fake_apple.py, Tests/python/test_apple_tls.py).
+if [[ "${1:-}" != "--run" ]]; then debs+=(nginx); fi
 # The admin console's browser tests: Debian's headless Chromium and its WebDriver (nothing downloaded elsewhere).
 if [[ "${1:-}" != "--run" ]]; then debs+=(chromium chromium-driver); fi
 

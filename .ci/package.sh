@@ -2,7 +2,8 @@
 # Builds the Debian package: twobits_<version>_<arch>.deb in .build-package/ (printed on the last line).
 # The binary is a release build with the Swift runtime linked statically, stripped, carrying the git
 # commit; the version comes from `twobits --version` (Sources/twobits/CLI/BuildInfo.swift); `Depends:` is
-# computed from the binary by dpkg-shlibdeps. deploy/debian holds the control template, maintainer
+# computed from the binary by dpkg-shlibdeps, plus adduser and ca-certificates (libcurl only recommends the CA
+# bundle that verifies Apple's certificates; control.in). deploy/debian holds the control template, maintainer
 # scripts, man page and example configuration; deploy/systemd the unit.
 set -euo pipefail
 cd "$(dirname "$0")/.."

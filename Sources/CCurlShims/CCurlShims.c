@@ -3,7 +3,38 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-CURLcode twobits_easy_setopt_long(CURL *h, CURLoption o, long v) { return curl_easy_setopt(h, o, v); }
+CURLcode twobits_easy_setopt_long(CURL *h, CURLoption o, long v) {
+    if (twobits_curl_weakens_verification(o, v)) return CURLE_BAD_FUNCTION_ARGUMENT;
+    return curl_easy_setopt(h, o, v);
+}
+
+int twobits_curl_weakens_verification(CURLoption o, long v) {
+    switch (o) {
+    case CURLOPT_SSL_VERIFYPEER:
+    case CURLOPT_PROXY_SSL_VERIFYPEER:
+        return v != 1;
+    case CURLOPT_SSL_VERIFYHOST:
+    case CURLOPT_PROXY_SSL_VERIFYHOST:
+        return v != 2;
+    case CURLOPT_SSLVERSION:
+        /* The low 16 bits are the minimum version (the high ones a maximum): never below TLS 1.2. */
+        return (v & 0xffff) < CURL_SSLVERSION_TLSv1_2;
+    default:
+        return 0;
+    }
+}
+
+long twobits_easy_info_long(CURL *h, CURLINFO info) {
+    long value = 0;
+    if (curl_easy_getinfo(h, info, &value) != CURLE_OK) return 0;
+    return value;
+}
+
+curl_off_t twobits_easy_info_off(CURL *h, CURLINFO info) {
+    curl_off_t value = 0;
+    if (curl_easy_getinfo(h, info, &value) != CURLE_OK) return 0;
+    return value;
+}
 
 CURLcode twobits_easy_setopt_str(CURL *h, CURLoption o, const char *v) { return curl_easy_setopt(h, o, v); }
 

@@ -12,6 +12,8 @@ import Locking
 /// transfer is taken out of curl at once.
 public final class CurlClient: Sendable {
     private let multis: CurlMultiRegistry
+    /// The trust anchors of every `https://` call, in place of the system's store; nil: the system's.
+    public let caFile: String?
     private let ownLoop = Lock<OwnLoop>(OwnLoop())
 
     private struct OwnLoop {
@@ -22,8 +24,11 @@ public final class CurlClient: Sendable {
     /// - Parameters:
     ///   - maxConnectionsPerHost: the most connections one loop opens to one host (HTTP/2 multiplexes within them).
     ///   - maxTotalConnections: the size of each loop's connection cache.
-    public init(maxConnectionsPerHost: Int = 64, maxTotalConnections: Int = 256) {
+    ///   - caFile: a PEM bundle that replaces the operating system's trust store for TLS (CURLOPT_CAINFO);
+    ///     verification itself is always on.
+    public init(maxConnectionsPerHost: Int = 64, maxTotalConnections: Int = 256, caFile: String? = nil) {
         Self.globalInit
+        self.caFile = caFile
         multis = CurlMultiRegistry(maxConnectionsPerHost: maxConnectionsPerHost, maxTotalConnections: maxTotalConnections)
     }
 
@@ -35,7 +40,7 @@ public final class CurlClient: Sendable {
     public func send(_ request: OutboundRequest) async throws(OutboundError) -> OutboundResponse {
         if Task.isCancelled { throw .cancelled }
         guard let loop = EventLoop.current ?? sharedLoop() else { throw .shutDown }
-        guard let transfer = CurlTransfer(request: request) else { throw .connectionFailed("curl_easy_init failed") }
+        guard let transfer = CurlTransfer(request: request, caFile: caFile) else { throw .connectionFailed("curl_easy_init failed") }
         let multis = self.multis
         let result: Result<OutboundResponse, OutboundError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

@@ -10,6 +10,10 @@ final class CurlTransfer: @unchecked Sendable {
     let easy: UnsafeMutableRawPointer
     /// Held while curl may read it.
     private var headerList: CurlHeaderList?
+    /// curl's own words for a failure (CURLOPT_ERRORBUFFER): which certificate check failed, where
+    /// `curl_easy_strerror` only names the class. Written by curl until the handle is reset.
+    private let errorText = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+    private let https: Bool
     var received = Data()
     /// Set once, before the transfer is handed to its loop.
     var completion: (@Sendable (Result<OutboundResponse, OutboundError>) -> Void)?
@@ -19,16 +23,30 @@ final class CurlTransfer: @unchecked Sendable {
     private(set) var cancelled = false
     private var finished = false
 
-    init?(request: OutboundRequest) {
+    /// - Parameter caFile: the PEM bundle of trust anchors for `https://`, in place of the operating system's
+    ///   store; nil: the system's (libcurl's default bundle and directory).
+    init?(request: OutboundRequest, caFile: String? = nil) {
         guard let easy = EasyHandlePool.shared.take() else { return nil }
         self.easy = easy
+        https = request.url.hasPrefix("https://")
+        errorText[0] = 0
         twobits_easy_setopt_str(easy, CURLOPT_URL, request.url)
+        twobits_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorText)
         twobits_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
         twobits_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, request.timeoutMilliseconds))
         twobits_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, min(request.timeoutMilliseconds, 5_000)))
         // Over TLS, prefer waiting for a multiplexed HTTP/2 stream to opening another connection.
         // Plain HTTP is HTTP/1.1 only: waiting would queue a cold burst behind the first answer.
-        if request.url.hasPrefix("https://") { twobits_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1) }
+        if https {
+            twobits_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
+            // Apple offers TLS 1.2 and 1.3; an older version is a path that is not Apple's, whatever openssl.cnf allows.
+            twobits_easy_setopt_long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
+        }
+        if https, let caFile {
+            // Replaces the store: Debian's libcurl also reads /etc/ssl/certs as a directory unless CAPATH is unset.
+            twobits_easy_setopt_str(easy, CURLOPT_CAINFO, caFile)
+            twobits_easy_setopt_ptr(easy, CURLOPT_CAPATH, nil)
+        }
         twobits_easy_setopt_long(easy, CURLOPT_TCP_NODELAY, 1)
         // Apple's answers are a few bytes: curl's smallest receive buffer (1 KiB) keeps thousands of calls
         // in flight cheap, and curl allocates it per transfer, where glibc's per-thread cache serves
@@ -72,11 +90,44 @@ final class CurlTransfer: @unchecked Sendable {
         if let multi { multi.remove(self) } else { cancelled = true }
     }
 
+    deinit { errorText.deallocate() }
+
     func finish(_ code: CURLcode) {
         switch code {
         case CURLE_OK: finish(.success(OutboundResponse(status: twobits_easy_response_code(easy), body: received)))
-        case CURLE_OPERATION_TIMEDOUT: finish(.failure(.timedOut))
-        default: finish(.failure(.connectionFailed(String(cString: curl_easy_strerror(code)))))
+        case CURLE_OPERATION_TIMEDOUT:
+            // A connection of this transfer's own, TCP connected (curl 7.88 knows the local port only then; its
+            // connect time waits for TLS too), whose handshake never finished: a path that swallows TLS, not a
+            // slow Apple, and the request was never sent. A call on a reused or shared connection stays a timeout
+            // (maybe sent: an update's outcome is unknown).
+            let stalled = https && twobits_easy_info_long(easy, CURLINFO_NUM_CONNECTS) > 0
+                && twobits_easy_info_long(easy, CURLINFO_LOCAL_PORT) != 0
+                && twobits_easy_info_off(easy, CURLINFO_APPCONNECT_TIME_T) == 0
+            finish(.failure(stalled ? .tlsFailed(Self.handshakeStalled) : .timedOut))
+        default:
+            if Self.isTLSFailure(code) {
+                let text = errorText[0] != 0 ? String(cString: errorText) : String(cString: curl_easy_strerror(code))
+                finish(.failure(.tlsFailed(text)))
+            } else {
+                finish(.failure(.connectionFailed(String(cString: curl_easy_strerror(code)))))
+            }
+        }
+    }
+
+    /// The reason of a handshake that got no answer within the transfer's connect timeout.
+    static let handshakeStalled = "the TLS handshake did not finish in time"
+
+    /// curl's codes for a TLS handshake that failed before the request was sent: a certificate or host name
+    /// refused, no protocol or cipher in common, trust anchors that cannot be read.
+    static func isTLSFailure(_ code: CURLcode) -> Bool {
+        switch code {
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_CRL_BADFILE, CURLE_SSL_CLIENTCERT, CURLE_USE_SSL_FAILED,
+             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED:
+            return true
+        default:
+            return false
         }
     }
 

@@ -4,6 +4,9 @@ public enum OutboundError: Error, Equatable, Sendable {
     case timedOut
     /// No connection could be made, or it broke before a whole response arrived.
     case connectionFailed(String)
+    /// The TLS handshake failed (a certificate refused, no common protocol, or no answer to the handshake in
+    /// time): the request was never sent. Carries curl's reason.
+    case tlsFailed(String)
     /// The client has been shut down.
     case shutDown
     /// The caller's task was cancelled; the transfer was taken out of curl (it may have been sent).

@@ -70,8 +70,8 @@ public final class TwoBitsService: Sendable {
             configuration: AppleClientConfiguration(
                 baseURL: configuration.apple.effectiveBaseURL, timeoutMilliseconds: configuration.apple.timeoutMilliseconds,
                 maxInFlight: configuration.apple.maxInFlight, maxConnections: configuration.apple.maxConnections,
-                appAttestDataBaseURL: Self.appAttestDataBaseURL(configuration)),
-            tokens: developerTokens, observer: AppleCallMetrics(registry: metrics, statistics: statistics))
+                appAttestDataBaseURL: Self.appAttestDataBaseURL(configuration), caFile: configuration.apple.caFile),
+            tokens: developerTokens, observer: AppleCallMetrics(registry: metrics, statistics: statistics, logger: logger))
         self.apple = apple
 
         let ledger: any Ledger

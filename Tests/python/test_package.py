@@ -5,6 +5,7 @@ Installing changes the machine (a `twobits` system user, /usr/bin/twobits), so t
 """
 import grp
 import os
+import re
 import pwd
 import shutil
 import stat
@@ -82,6 +83,8 @@ def test_the_control_file_names_version_and_computed_dependencies(deb):
     for library in ("libc6", "libcurl4", "libmicrohttpd12", "libpq5", "libsqlite3-0", "libssl3"):
         assert library in fields, fields
     assert "swift" not in fields.lower()
+    # libcurl only recommends the CA bundle: without it (--no-install-recommends) every call to Apple fails its handshake.
+    assert re.search(r"^Depends:.*\bca-certificates\b", fields, re.M), fields
 
 
 def test_the_binary_is_small_because_full_foundation_stays_out(deb):

@@ -5,4 +5,11 @@ public protocol AppleCallObserver: Sendable {
     ///     `attestationData` also "not_modified", "no_data" and "incorrect_environment" (Apple's 304, 404 and 400
     ///     Incorrect Environment).
     func appleCall(endpoint: AppleCallEndpoint, outcome: String, seconds: Double)
+
+    /// An attempt's TLS handshake with `host` failed (its outcome is "tls_failed"); `reason` is curl's text.
+    func appleTLSFailed(endpoint: AppleCallEndpoint, host: String, reason: String)
+}
+
+extension AppleCallObserver {
+    public func appleTLSFailed(endpoint: AppleCallEndpoint, host: String, reason: String) {}
 }

@@ -15,11 +15,14 @@ public struct AppleClientConfiguration: Sendable {
     public var maxBackoffMilliseconds: Int
     /// Base URL of App Attest's fraud-metric service (`/v1/attestationData`), without a trailing slash.
     public var appAttestDataBaseURL: String
+    /// A PEM bundle of trust anchors for both hosts, in place of the operating system's store; nil: the system's.
+    public var caFile: String?
 
     /// `appAttestDataBaseURL` left out: Apple's data host of the same environment when `baseURL` is one of
     /// Apple's DeviceCheck hosts, otherwise `baseURL` itself (the sandbox serves both paths).
     public init(baseURL: String, timeoutMilliseconds: Int = 5_000, maxInFlight: Int = 1_024, maxConnections: Int = 64,
-                initialBackoffMilliseconds: Int = 50, maxBackoffMilliseconds: Int = 1_000, appAttestDataBaseURL: String? = nil) {
+                initialBackoffMilliseconds: Int = 50, maxBackoffMilliseconds: Int = 1_000, appAttestDataBaseURL: String? = nil,
+                caFile: String? = nil) {
         let base = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
         self.baseURL = base
         let dataURL = appAttestDataBaseURL ?? AppleEnvironment.allCases.first { $0.baseURL == base }?.appAttestDataBaseURL ?? base
@@ -29,5 +32,6 @@ public struct AppleClientConfiguration: Sendable {
         self.maxConnections = maxConnections
         self.initialBackoffMilliseconds = initialBackoffMilliseconds
         self.maxBackoffMilliseconds = maxBackoffMilliseconds
+        self.caFile = caFile
     }
 }

@@ -39,7 +39,13 @@ extension AppleDeviceCheckClient {
             outcome = Self.attestationDataOutcome(status: response.status, answer: answer)
         } catch {
             answer = .unavailable("\(error)")
-            outcome = (error == .timedOut ? TransientFailure.timedOut : .connectionFailed("")).label
+            switch error {
+            case .timedOut: outcome = TransientFailure.timedOut.label
+            case .tlsFailed(let reason):
+                outcome = TransientFailure.tlsFailed(reason).label
+                observeTLSFailure(.attestationData, url: configuration.appAttestDataBaseURL, reason: reason)
+            case .connectionFailed, .shutDown, .cancelled: outcome = TransientFailure.connectionFailed("").label
+            }
         }
         observe(.attestationData, outcome: outcome, since: started)
         return answer

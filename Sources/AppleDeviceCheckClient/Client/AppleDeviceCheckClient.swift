@@ -24,7 +24,7 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
         self.configuration = configuration
         self.tokens = tokens
         self.http = CurlClient(maxConnectionsPerHost: configuration.maxConnections,
-                                   maxTotalConnections: max(configuration.maxConnections * 2, 16))
+                                   maxTotalConnections: max(configuration.maxConnections * 2, 16), caFile: configuration.caFile)
         self.limiter = InFlightLimiter(limit: InFlightLimiter.slots(
             maxInFlight: configuration.maxInFlight, maxConnections: configuration.maxConnections, baseURL: configuration.baseURL))
         self.observer = observer
@@ -156,6 +156,9 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
             switch error {
             case .timedOut: result = .failure(.unavailable(.timedOut))
             case .connectionFailed(let m): result = .failure(.unavailable(.connectionFailed(m)))
+            case .tlsFailed(let m):
+                result = .failure(.unavailable(.tlsFailed(m)))
+                observeTLSFailure(.deviceCheck(endpoint), url: configuration.baseURL, reason: m)
             case .shutDown: result = .failure(.unavailable(.connectionFailed("client shut down")))
             // Taken out of curl mid-call: for an update that may have reached Apple, ambiguous like a lost connection.
             case .cancelled: result = .failure(.unavailable(.connectionFailed("cancelled")))
@@ -195,7 +198,8 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
     static func isAmbiguous(_ failure: TransientFailure) -> Bool {
         switch failure {
         case .timedOut, .connectionFailed, .unparseable, .outcomeUnknown: return true
-        case .throttled, .serverError, .overloaded: return false
+        // A failed handshake comes before the request: nothing reached Apple.
+        case .throttled, .serverError, .overloaded, .tlsFailed: return false
         }
     }
 
@@ -204,6 +208,21 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
         guard let observer else { return }
         let elapsed = ContinuousClock.now - started
         observer.appleCall(endpoint: endpoint, outcome: outcome, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    /// Reports an attempt whose TLS handshake with the host of `url` failed.
+    func observeTLSFailure(_ endpoint: AppleCallEndpoint, url: String, reason: String) {
+        observer?.appleTLSFailed(endpoint: endpoint, host: Self.host(of: url), reason: reason)
+    }
+
+    /// The host name of an `https://host[:port]/…` URL (userinfo left out: it never reaches a log).
+    static func host(of url: String) -> String {
+        var rest = Substring(url)
+        if let colon = rest.firstIndex(of: ":"), rest[colon...].hasPrefix("://") { rest = rest[rest.index(colon, offsetBy: 3)...] }
+        rest = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if rest.first == "[", let close = rest.firstIndex(of: "]") { return String(rest[...close]) }
+        return String(rest.prefix { $0 != ":" })
     }
 
     /// Reports a call that found no in-flight slot: nothing was sent.

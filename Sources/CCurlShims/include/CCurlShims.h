@@ -8,7 +8,12 @@
 
 typedef size_t (*twobits_curl_write_fn)(char *ptr, size_t size, size_t nmemb, void *userdata);
 
+/// Refuses (CURLE_BAD_FUNCTION_ARGUMENT, nothing set) any value of CURLOPT_SSL_VERIFYPEER/VERIFYHOST (and the
+/// proxy's) but curl's defaults, 1 and 2, and a CURLOPT_SSLVERSION minimum below TLS 1.2: TLS to Apple is always
+/// verified, whatever a caller passes.
 CURLcode twobits_easy_setopt_long(CURL *h, CURLoption o, long v);
+/// Whether setting `o` to `v` would weaken certificate or host-name verification (what the setter refuses).
+int twobits_curl_weakens_verification(CURLoption o, long v);
 CURLcode twobits_easy_setopt_str(CURL *h, CURLoption o, const char *v);
 CURLcode twobits_easy_setopt_ptr(CURL *h, CURLoption o, void *v);
 CURLcode twobits_easy_setopt_slist(CURL *h, CURLoption o, struct curl_slist *v);
@@ -16,6 +21,10 @@ CURLcode twobits_easy_setopt_write(CURL *h, CURLoption o, twobits_curl_write_fn 
 CURLcode twobits_easy_setopt_off(CURL *h, CURLoption o, curl_off_t v);
 
 long twobits_easy_response_code(CURL *h);
+/// A long CURLINFO_* of the last transfer; 0 when curl has none.
+long twobits_easy_info_long(CURL *h, CURLINFO info);
+/// A curl_off_t CURLINFO_* (the *_TIME_T ones, in microseconds); 0 when curl has none.
+curl_off_t twobits_easy_info_off(CURL *h, CURLINFO info);
 CURLMcode twobits_multi_setopt_long(CURLM *m, CURLMoption o, long v);
 
 /// The result code of a finished transfer (CURLMsg keeps it in a union).

@@ -8,7 +8,7 @@ public enum DeviceCheckError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Apple rejected our credentials, environment or request (400 authorization body for a developer
     /// JWT never accepted, 401 after one re-sign, 403, other 4xx). An operator must act: answer 502 and log loudly.
     case rejected(status: Int, body: String)
-    /// No trustworthy answer (429, 5xx, timeout, connection failure, unparseable 200, too many calls
+    /// No trustworthy answer (429, 5xx, timeout, connection or TLS failure, unparseable 200, too many calls
     /// waiting). Never read as "device is clear": answer 503 with Retry-After.
     case unavailable(TransientFailure)
 
@@ -27,6 +27,9 @@ public enum TransientFailure: Sendable, Equatable, CustomStringConvertible {
     case serverError(Int)
     case timedOut
     case connectionFailed(String)
+    /// The TLS handshake with Apple's host failed (a certificate refused, or no answer to the handshake in
+    /// time): the request was never sent. Carries curl's reason.
+    case tlsFailed(String)
     case unparseable(String)
     /// The cap on calls in flight was reached and no slot freed up within the deadline.
     case overloaded
@@ -42,6 +45,7 @@ public enum TransientFailure: Sendable, Equatable, CustomStringConvertible {
         case .serverError: return "server_error"
         case .timedOut: return "timeout"
         case .connectionFailed: return "connection_failed"
+        case .tlsFailed: return "tls_failed"
         case .unparseable: return "unparseable"
         case .overloaded: return "overloaded"
         case .outcomeUnknown: return "outcome_unknown"
@@ -52,6 +56,7 @@ public enum TransientFailure: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .serverError(let s): return "server error \(s)"
         case .connectionFailed(let m): return "connection failed: \(m)"
+        case .tlsFailed(let m): return "TLS failed: \(m)"
         case .unparseable(let m): return "unparseable answer: \(m)"
         case .outcomeUnknown(let last): return "outcome unknown (the update may have been written): \(last)"
         default: return label

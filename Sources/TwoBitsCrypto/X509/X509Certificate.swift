@@ -56,9 +56,18 @@ public final class X509Certificate: @unchecked Sendable {
     /// Every "CERTIFICATE" block of a PEM text, in order.
     public static func certificates(pem: String) throws(X509Error) -> [X509Certificate] {
         let bytes = Array(pem.utf8)
-        let bio: OpaquePointer? = bytes.withUnsafeBytes { BIO_new_mem_buf($0.baseAddress, Int32($0.count)) }
-        guard let bio else { throw .malformed("BIO_new_mem_buf failed") }
-        defer { BIO_free(bio) }
+        // A memory BIO reads the bytes in place: it is used only while they are pinned (a pointer kept past
+        // withUnsafeBytes read freed memory once the text was large: a system CA bundle, apple.ca_file).
+        let result = bytes.withUnsafeBytes { raw -> Result<[X509Certificate], X509Error> in
+            guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return .failure(.malformed("BIO_new_mem_buf failed")) }
+            defer { BIO_free(bio) }
+            do throws(X509Error) { return .success(try certificates(reading: bio)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Every certificate PEM_read_bio_X509 finds in `bio`.
+    private static func certificates(reading bio: OpaquePointer) throws(X509Error) -> [X509Certificate] {
         var result: [X509Certificate] = []
         while let cert = PEM_read_bio_X509(bio, nil, nil, nil) {
             defer { X509_free(cert) }

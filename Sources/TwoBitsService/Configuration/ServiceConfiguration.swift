@@ -19,6 +19,8 @@ public struct ServiceConfiguration: Sendable {
         public var maxConnections: Int
         /// Ceiling on Apple calls per second across all clients (this replica); nil: none.
         public var maxCallsPerSecond: Int?
+        /// `apple.ca_file`: the PEM bundle TLS to Apple trusts in place of the operating system's store; nil: the system's.
+        public var caFile: String? = nil
 
         /// Where calls go: the override, or Apple's host for the environment.
         public var effectiveBaseURL: String { baseURL ?? environment.baseURL }
@@ -143,7 +145,8 @@ public struct ServiceConfiguration: Sendable {
             timeoutMilliseconds: try a.int("timeout_ms", default: ServiceDefaults.Apple.timeoutMilliseconds, range: 100...120_000),
             maxInFlight: try a.int("max_in_flight", default: ServiceDefaults.Apple.maxInFlight, range: 1...100_000),
             maxConnections: try a.int("max_connections", default: ServiceDefaults.Apple.maxConnections, range: 1...20_000),
-            maxCallsPerSecond: try a.optionalInt("max_calls_per_second", range: 1...1_000_000))
+            maxCallsPerSecond: try a.optionalInt("max_calls_per_second", range: 1...1_000_000),
+            caFile: try checkedCAFile(a.optionalString("ca_file").map { resolve($0, against: baseDirectory) }))
         try a.rejectUnknownFields()
 
         var clients: [Client] = []

@@ -1,0 +1,304 @@
+"""Issue 41, the production link to Apple over a real TLS socket: `twobits serve` calls Apple's own host names
+(`apple.base_url` left out), which a private mount namespace maps to Debian's nginx on loopback (Tests/tls/fake_apple.py),
+terminating TLS with HTTP/2 by ALPN in front of the sandbox. DeviceCheck's validate, query and update and App Attest's
+receipt renewal go over HTTP/2, many calls share a few TLS connections, an HTTP/1.1-only host keeps its connections
+alive; the trust anchors are the operating system's store unless `apple.ca_file` replaces them, and a bad `ca_file`
+stops the server naming the field. An expired, self-signed, wrong-host or wrong-CA certificate, and a handshake that
+never gets an answer, are answered as Apple unavailable (nothing written), logged once per host and reason with
+curl's text, and counted as `outcome="tls_failed"`."""
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import test_app_attest as aa
+from conftest import REPO, Deployment, current_month, free_port, http, wait_until
+
+sys.path.insert(0, str(REPO / "Tests" / "tls"))
+import fake_apple  # noqa: E402
+
+PROMOTION = "launch"
+RISK = {"max_metric": 3, "action": "refuse"}
+DEVICECHECK_HOST = "api.devicecheck.apple.com"
+DATA_HOST = "data.appattest.apple.com"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """The sandbox (production, as Apple's production hosts) with nginx in front of it; yields (deployment, fake)."""
+    root = tmp_path_factory.mktemp("tls")
+    deployment = Deployment(root / "deployment", environment="production",
+                            promotions=[{"id": PROMOTION, "starts": current_month()}],
+                            extra={"apple": {"base_url": None, "timeout_ms": 1500},
+                                   "app_attest": {**aa.APP_ATTEST, "receipts": {"root_ca_file": "receipt-root.pem"}, "risk": RISK}})
+    deployment.start_sandbox()
+    fake = fake_apple.FakeApple(root / "nginx", deployment.sandbox_url)
+    try:
+        yield deployment, fake
+    finally:
+        fake.stop()
+        deployment.stop()
+
+
+class Server:
+    """One `twobits serve` of the module's deployment, in a mount namespace whose /etc/hosts sends Apple's names to
+    one variant of the fake; a database of its own."""
+
+    count = 0
+
+    def __init__(self, world, variant, apple=None, threads=2, ca_store=None, bits=None, env=None):
+        deployment, fake = world
+        Server.count += 1
+        self.deployment = deployment
+        self.fake = fake
+        self.name = f"tls{Server.count}-{variant}"
+        self.address = fake.address[variant]
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = json.loads(json.dumps(deployment.config))
+        config["listen"] = f"127.0.0.1:{self.port}"
+        config["database"] = f"{self.name}.sqlite"
+        config["server"]["threads"] = threads
+        if bits is not None:
+            config["bits"] = bits
+        config["apple"].update(apple if apple is not None else {"ca_file": str(fake.ca_file)})
+        self.config_path = deployment.dir / f"config-{self.name}.json"
+        self.config_path.write_text(json.dumps(config, indent=2))
+        self.log_path = deployment.dir / f"{self.name}.log"
+        self.command = fake_apple.namespaced([deployment.binary, "serve", "--config", str(self.config_path)],
+                                             fake.hosts_file(variant), ca_store)
+        self.env = {**os.environ, **(env or {})}
+        self.process = None
+
+    def start(self):
+        with open(self.log_path, "ab") as log:
+            self.process = subprocess.Popen(self.command, cwd=self.deployment.dir, stdout=log, stderr=subprocess.STDOUT,
+                                            stdin=subprocess.DEVNULL, env=self.env)
+        self.deployment.processes[self.name] = self.process
+        wait_until(lambda: http("GET", self.url + "/readyz", timeout=2).status == 200, 20, self.name, self.process, self.log_path)
+        return self
+
+    def run_to_exit(self):
+        """Starts the server expecting it to refuse its configuration: (exit code, output)."""
+        result = subprocess.run(self.command, cwd=self.deployment.dir, capture_output=True, text=True, timeout=30)
+        return result.returncode, result.stdout + result.stderr
+
+    def post(self, path, body, client):
+        return http("POST", self.url + path, body, {"Authorization": "Bearer " + self.deployment.api_keys[client]})
+
+    def exchange(self, token):
+        return self.post("/v1/fallback-tokens", {"device_token": token}, "main")
+
+    def claim(self, token):
+        return self.post(f"/v1/promotions/{PROMOTION}/claim", {"device_token": token}, "marketing")
+
+    def metrics(self):
+        return http("GET", self.url + "/metrics", headers={"Authorization": "Bearer " + self.deployment.api_keys["ops"]}).raw.decode()
+
+    def log_lines(self):
+        lines = []
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            try:
+                lines.append(json.loads(line))
+            except ValueError:
+                pass
+        return lines
+
+    def requests(self):
+        """What nginx served on this server's variant (each server has a variant's address to itself or goes first)."""
+        return self.fake.log(self.address)
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+@pytest.fixture
+def servers(world):
+    started = []
+
+    def make(variant, **options):
+        server = Server(world, variant, **options)
+        started.append(server)
+        return server
+    yield make
+    for server in started:
+        server.stop()
+
+
+def device_token(world):
+    deployment, _ = world
+    device = deployment.new_device()
+    return device, deployment.mint(device)
+
+
+def new_entries(server, before, at_least=1):
+    """nginx's entries for `server` after the first `before`; nginx logs a request once its stream is closed, which
+    may be just after the client read the answer, so wait (briefly) for `at_least` of them."""
+    deadline = time.monotonic() + 5
+    while True:
+        entries = server.requests()[before:]
+        if len(entries) >= at_least or time.monotonic() > deadline:
+            return entries
+        time.sleep(0.05)
+
+
+def test_validate_query_and_update_go_over_tls_and_http2_to_apples_host_names(world, servers):
+    # Without a ban bit an exchange validates the token (with one, its query validates too).
+    server = servers("good", bits={"bit0": "promotion", "bit1": "unused"}).start()
+    before = len(server.requests())
+    device, token = device_token(world)
+    exchanged = server.exchange(token)
+    assert exchanged.status == 201, (exchanged, server.log_path.read_text()[-2000:])
+    claimed = server.claim(token)
+    assert claimed.status == 200 and claimed.json["claimed"] is True, claimed
+    # Written at the sandbox, through nginx: the bit is Apple's now.
+    assert world[0].device(device)["bit0"] is True
+    # An exchange validates; a claim queries, then updates.
+    entries = new_entries(server, before, at_least=3)
+    paths = {e["uri"] for e in entries}
+    assert {"/v1/validate_device_token", "/v1/query_two_bits", "/v1/update_two_bits"} <= paths, entries
+    assert all(e["protocol"] == "HTTP/2.0" and e["host"] == DEVICECHECK_HOST and e["ssl_protocol"] in ("TLSv1.2", "TLSv1.3")
+               and e["status"] == "200" for e in entries), entries
+    assert 'outcome="ok"' in server.metrics()
+
+
+def test_a_receipt_renewal_goes_over_http2_to_the_app_attest_data_host(world, servers):
+    deployment, _ = world
+    server = servers("good").start()
+    before = len(server.requests())
+    key_id = aa.new_key(deployment)
+    value = aa.challenge(server)
+    body = {"key_id": key_id, "attestation_object": aa.attestation_object(deployment, key_id, value), "challenge": value}
+    # With `refuse`, the attestation renews its ATTEST receipt at Apple's data host before answering.
+    answer = server.post("/v1/app-attest/attestations", body, "main")
+    assert answer.status == 201, (answer, server.log_path.read_text()[-2000:])
+    renewals = [e for e in new_entries(server, before, at_least=1) if e["uri"] == "/v1/attestationData"]
+    assert renewals and all(e["host"] == DATA_HOST and e["protocol"] == "HTTP/2.0" and e["status"] == "200" for e in renewals), renewals
+    assert 'twobits_apple_calls_total{endpoint="attestation_data",outcome="ok"} 1' in server.metrics()
+
+
+def test_many_calls_share_a_few_tls_connections(world, servers):
+    """80 exchanges, 16 at a time, on a server with two loops: HTTP/2 multiplexes them over at most one
+    connection per loop (curl waits for a stream rather than opening a connection: CURLOPT_PIPEWAIT)."""
+    server = servers("good", threads=2).start()
+    tokens = [device_token(world)[1] for _ in range(80)]
+    before = len(server.requests())
+    answers = []
+    lock = threading.Lock()
+
+    def work(chunk):
+        for token in chunk:
+            answer = server.exchange(token)
+            with lock:
+                answers.append(answer.status)
+    threads = [threading.Thread(target=work, args=(tokens[i::16],)) for i in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert answers.count(201) == 80, answers
+    entries = new_entries(server, before, at_least=80)
+    assert len(entries) >= 80 and all(e["protocol"] == "HTTP/2.0" for e in entries), entries[:5]
+    connections = {e["connection"] for e in entries}
+    assert len(connections) <= 2, f"{len(entries)} calls over {len(connections)} TLS connections"
+
+
+def test_an_http1_only_host_is_reused_with_keep_alive(world, servers):
+    server = servers("http1", threads=2).start()
+    tokens = [device_token(world)[1] for _ in range(30)]
+    before = len(server.requests())
+    for token in tokens:
+        assert server.exchange(token).status == 201
+    entries = new_entries(server, before, at_least=30)
+    assert len(entries) >= 30 and all(e["protocol"] == "HTTP/1.1" for e in entries), entries[:5]
+    connections = {e["connection"] for e in entries}
+    # Sequential calls: one kept-alive connection per loop at most, never a handshake per call.
+    assert len(connections) <= 2, f"{len(entries)} calls over {len(connections)} connections"
+
+
+FAILURES = [
+    # (variant, apple section, what curl says)
+    ("expired", None, "certificate has expired"),
+    ("self_signed", None, "self-signed certificate"),
+    ("wrong_host", None, "no alternative certificate subject name matches target host name 'api.devicecheck.apple.com'"),
+    ("other_ca", None, "unable to get local issuer certificate"),
+    # The default trust is the operating system's store, which does not hold the fake's CA.
+    ("good", {}, "unable to get local issuer certificate"),
+    ("stall", None, "the TLS handshake did not finish in time"),
+    # TLS 1.1 only, with OpenSSL's own floor lowered for the server process: TwoBits' minimum, TLS 1.2, refuses it.
+    ("tls11", None, "protocol version"),
+]
+
+
+@pytest.mark.parametrize("variant, apple, says", FAILURES, ids=[f[0] if f[1] is None else "no_ca_file" for f in FAILURES])
+def test_a_certificate_apple_would_not_present_is_refused_seen_and_counted(world, servers, variant, apple, says):
+    deployment, fake = world
+    env = {"OPENSSL_CONF": str(fake.permissive_openssl_conf)} if variant == "tls11" else None
+    server = servers(variant, apple=apple, env=env).start()
+    device, token = device_token(world)
+    for answer in (server.exchange(token), server.claim(token)):
+        assert answer.status == 503 and answer.error_code == "apple_unavailable", answer
+        assert answer.headers.get("Retry-After"), answer.headers
+    # Never read as a clear device, never written.
+    state = deployment.device(device)
+    assert state["bit0"] is False and state["bit1"] is False and state["updates"] == 0, state
+    metrics = server.metrics()
+    counted = re.findall(r'twobits_apple_calls_total\{endpoint="(\w+)",outcome="tls_failed"\} (\d+)', metrics)
+    assert counted and sum(int(n) for _, n in counted) >= 2, metrics
+    assert "connection_failed" not in metrics, metrics
+    # Logged once for the host and reason, however many attempts failed.
+    lines = [line for line in server.log_lines() if line.get("msg") == "Apple TLS failed"]
+    assert len(lines) == 1, lines
+    assert lines[0]["host"] == DEVICECHECK_HOST and says in lines[0]["reason"], lines
+
+
+def test_the_operating_systems_store_is_the_default_and_ca_file_replaces_it(world, servers, tmp_path):
+    _, fake = world
+    # The fake's CA as the system's store (bundle and hashed directory), in the server's own mount namespace only:
+    # trusted without ca_file.
+    store = fake_apple.system_store(tmp_path / "certs", fake.ca_file)
+    trusted = servers("good", apple={}, ca_store=store).start()
+    device, token = device_token(world)
+    assert trusted.exchange(token).status == 201
+    # A ca_file replaces the system's anchors, bundle and directory (it does not add to them): another CA alone,
+    # the fake is refused.
+    replaced = servers("good", apple={"ca_file": str(fake.other_ca_file)}, ca_store=store).start()
+    answer = replaced.exchange(token)
+    assert answer.status == 503 and answer.error_code == "apple_unavailable", answer
+    assert re.search(r'outcome="tls_failed"\} \d', replaced.metrics())
+
+
+@pytest.mark.parametrize("content, says", [
+    (None, "cannot read"),
+    ("directory", "is not a regular file"),
+    ("not a certificate\n", "holds no PEM certificate"),
+])
+def test_a_bad_ca_file_stops_the_server_naming_the_field(world, servers, tmp_path, content, says):
+    path = tmp_path / "bundle.pem"
+    if content == "directory":
+        path.mkdir()
+    elif content is not None:
+        path.write_text(content)
+    code, output = servers("good", apple={"ca_file": str(path)}).run_to_exit()
+    assert code != 0, output
+    assert "apple.ca_file" in output and says in output, output
+
+
+def test_a_ca_file_of_the_system_bundle_and_a_proxys_ca_trusts_both(world, servers, tmp_path):
+    """What docs/configuration.md advises to add an anchor: the system's bundle (a hundred certificates and more)
+    with the proxy's CA appended. It is read at start, and the fake's certificate verifies."""
+    _, fake = world
+    bundle = tmp_path / "bundle.pem"
+    system = Path("/etc/ssl/certs/ca-certificates.crt")
+    bundle.write_text((system.read_text() if system.exists() else "") + fake.ca_file.read_text())
+    server = servers("good", apple={"ca_file": str(bundle)}).start()
+    _, token = device_token(world)
+    assert server.exchange(token).status == 201
