@@ -13,7 +13,7 @@ import WireFormats
 struct RealReceiptTests {
     static let receiptCount = 20
     /// A generated root whose certificates are valid while the captures were made (November 2020 to January 2021).
-    static let generated = ReceiptAuthority(now: Date(timeIntervalSince1970: 1_608_000_000))
+    let generated = ReceiptAuthority(now: Date(timeIntervalSince1970: 1_608_000_000))
 
     func step(_ body: () throws -> Void) -> ReceiptStep? {
         do { try body(); return nil } catch let failure as ReceiptFailure { return failure.step } catch {
@@ -94,7 +94,7 @@ struct RealReceiptTests {
 
     @Test func eachIsRefusedUnderAnotherRoot() throws {
         guard let receipts = try RealReceipt.all(for: "RealReceiptTests/eachIsRefusedUnderAnotherRoot") else { return }
-        let others = [("a generated root", Self.generated.verifier),
+        let others = [("a generated root", generated.verifier),
                       ("the App Attestation root", ReceiptVerifier(chainVerifier: AppleRootCertificates.appAttestationVerifier))]
         for receipt in receipts {
             let created = try creation(receipt)
@@ -113,7 +113,7 @@ struct RealReceiptTests {
             let created = try creation(receipt)
             let real = try fields(receipt)
             // The real payload signed again under the generated root verifies: only the broken field makes a difference.
-            let resigned = try Self.generated.verifier.verify(Self.generated.sign(payload: real.der), appID: receipt.appID, publicKey: receipt.publicKey,
+            let resigned = try generated.verifier.verify(generated.sign(payload: real.der), appID: receipt.appID, publicKey: receipt.publicKey,
                                                               at: created, freshness: nil)
             #expect(resigned == (try apple.verify(receipt.receipt, appID: receipt.appID, publicKey: receipt.publicKey, at: created, freshness: nil)), "\(receipt)")
             for expected in ReceiptStep.allCases {
@@ -129,12 +129,12 @@ struct RealReceiptTests {
                     let token = try #require(receipt.properties["token"]).utf8.prefix(16)
                     let at = try #require(bytes.range(of: Data(token)), "\(receipt): token not found").lowerBound
                     bytes[at] ^= 0x01
-                case .chain: verifier = Self.generated.verifier  // another root
+                case .chain: verifier = generated.verifier  // another root
                 case .payload:
                     var broken = real
                     broken.set(12, Data((receipt.properties["creationTime"]!.dropLast() + "0000000Z").utf8))  // ten fraction digits
-                    bytes = Self.generated.sign(payload: broken.der)
-                    verifier = Self.generated.verifier
+                    bytes = generated.sign(payload: broken.der)
+                    verifier = generated.verifier
                 case .appID: appID = "6MURL8TA57.de.vincent-haupert.other"
                 case .freshness:
                     time = created + ReceiptVerifier.freshness + 1
