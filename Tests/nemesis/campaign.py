@@ -30,7 +30,7 @@ from cluster import APP_ID, PROMOTION, REPLICAS, REQUEST_DEADLINE_MS, REPO, Clus
 
 CLIENT_TIMEOUT = 8.0         # a client's patience: above the request deadline (4 s)
 PAUSE_SECONDS = REQUEST_DEADLINE_MS / 1000 + 2
-INSTALLS = [f"install-{i}" for i in range(4)]
+SHARED_INSTALLS = [f"install-{i}" for i in range(4)]
 
 
 def request(method, url, body=None, key=None, headers=None, timeout=CLIENT_TIMEOUT):
@@ -98,7 +98,8 @@ class Workload:
     """The clients' shared world: devices (the sandbox's), reserve tokens for when Apple is cut off,
     limited-use tokens waiting to be consumed."""
 
-    def __init__(self, cluster, history, seed, devices=16):
+    def __init__(self, cluster, history, seed, devices=16, shared_installs=False):
+        self.shared_installs = shared_installs
         self.c = cluster
         self.h = history
         self.seed = seed
@@ -146,7 +147,9 @@ class Workload:
                          replayed=hdrs.get("Idempotent-Replayed") == "true")
         except (OSError, http.client.HTTPException) as error:
             parsed = None
-            entry.update(status=None, outcome="unknown", error=type(error).__name__)
+            # A refused connection was never a request: nothing happened. Anything else may have reached the server.
+            entry.update(status=None, outcome="fail" if isinstance(error, ConnectionRefusedError) else "unknown",
+                         error=type(error).__name__)
         entry["complete"] = self.h.now()
         self.h.record(entry)
         return entry, parsed
@@ -183,8 +186,31 @@ class Workload:
             time.sleep(1.0 if entry.get("status") else 0.3)
         return entry
 
-    def ban(self, client, rng, unban):
+    def install(self, client, rng):
+        """The reinstall counter (layout `reinstall-counter`): a fresh install, sometimes with an install id."""
         device = rng.choice(self.devices)
+        token = self.token(device)
+        if token is None:
+            return
+        body = {"device_token": token}
+        args = {"device": device, "token": prefix(token)}
+        if rng.random() < 0.3 and self.install_of(device, rng):
+            body["install_id"] = args["install"] = self.install_of(device, rng)
+        self.call(client, rng.choice(REPLICAS), "install", "POST", "/v1/installs", body, "main", args)
+
+    # Devices are banned either by their device token or through their install id, never both: a pending unban
+    # lifts only a ban of its own kind (docs/policy.md), which the service can only tell apart per install id.
+    # --shared-installs lets every device present any of four install ids (see docs/testing.md, findings).
+    def by_token(self, device):
+        return self.shared_installs or int(device[-1], 16) % 2 == 0
+
+    def install_of(self, device, rng):
+        if self.shared_installs:
+            return rng.choice(SHARED_INSTALLS)
+        return None if self.by_token(device) else f"inst-{device[4:14]}"
+
+    def ban(self, client, rng, unban):
+        device = rng.choice([d for d in self.devices if self.by_token(d)])
         token = self.token(device)
         if token is None:
             return
@@ -193,7 +219,9 @@ class Workload:
                   "/v1/admin/unbans" if unban else "/v1/admin/bans", body, "ops", {"device": device, "token": prefix(token)})
 
     def pending(self, client, rng, unban):
-        install = rng.choice(INSTALLS)
+        install = self.install_of(rng.choice([d for d in self.devices if not self.by_token(d)] or self.devices), rng)
+        if install is None:
+            return
         self.call(client, rng.choice(REPLICAS), "unban.pending" if unban else "ban.pending", "POST",
                   "/v1/admin/unbans" if unban else "/v1/admin/bans", {"install_id": install, "reason": "nemesis"},
                   "ops", {"install": install})
@@ -205,8 +233,8 @@ class Workload:
             return
         body = {"device_token": token}
         args = {"device": device, "token": prefix(token)}
-        if rng.random() < 0.3:
-            body["install_id"] = args["install"] = rng.choice(INSTALLS)
+        if rng.random() < 0.3 and self.install_of(device, rng):
+            body["install_id"] = args["install"] = self.install_of(device, rng)
         if rng.random() < 0.5:
             body["limited_use"] = args["limited_use"] = True
         entry, parsed = self.call(client, rng.choice(REPLICAS), "exchange", "POST", "/v1/fallback-tokens", body, "main", args)
@@ -265,7 +293,8 @@ class Workload:
         rng = random.Random(f"{self.seed}-client-{index}")
         name = f"c{index}"
         state = {}
-        ops = [("claim_keyed", 3), ("claim", 1), ("ban", 1), ("unban", 1), ("ban.pending", 0.4), ("unban.pending", 0.4),
+        first = [("install", 3)] if self.c.layout == "counter" else [("claim_keyed", 3), ("claim", 1)]
+        ops = first + [("ban", 1), ("unban", 1), ("ban.pending", 0.4), ("unban.pending", 0.4),
                ("exchange", 2), ("consume", 1.5), ("app_attest", 1.5), ("new_device", 0.2)]
         names, weights = zip(*ops)
         while not self.stop.is_set():
@@ -275,6 +304,8 @@ class Workload:
                     self.claim(name, rng, True)
                 elif op == "claim":
                     self.claim(name, rng, False)
+                elif op == "install":
+                    self.install(name, rng)
                 elif op in ("ban", "unban"):
                     self.ban(name, rng, op == "unban")
                 elif op.endswith(".pending"):
@@ -301,7 +332,7 @@ def summarize(parsed):
     if not isinstance(parsed, dict):
         return None
     keep = {k: parsed[k] for k in ("claimed", "claimed_month", "banned", "applied", "valid", "already_consumed", "counter",
-                                   "tier") if k in parsed}
+                                   "tier", "reinstalls") if k in parsed}
     if isinstance(parsed.get("error"), dict):
         keep["code"] = parsed["error"].get("code")
         if parsed["error"].get("reason"):
@@ -447,6 +478,10 @@ def main():
     parser.add_argument("--seconds", type=float, default=120, help="workload duration under faults")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--clients", type=int, default=6)
+    parser.add_argument("--shared-installs", action="store_true",
+                        help="every device may present any of four install ids (reproduces the pending-unban finding)")
+    parser.add_argument("--layout", choices=["roles", "counter"], default="roles",
+                        help="roles: bit0 a promotion, bit1 the ban (claims); counter: the reinstall counter (installs)")
     parser.add_argument("--out", default=None, help="directory for history.jsonl, final.json, logs (default a new one under /tmp)")
     parser.add_argument("--binary", default=os.environ.get("TWOBITS_BIN") or str(REPO / ".build" / "release" / "twobits"))
     options = parser.parse_args()
@@ -457,7 +492,7 @@ def main():
     out = Path(options.out or f"/tmp/twobits-nemesis-run-{options.seed}-{int(time.time())}")
     out.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    cluster = Cluster(options.binary)
+    cluster = Cluster(options.binary, layout=options.layout)
     history = History(out / "history.jsonl")
     stop = threading.Event()
     threads = []
@@ -467,14 +502,14 @@ def main():
         cluster.build_network()
         cluster.start_postgres()
         cluster.start_services()
-        workload = Workload(cluster, history, options.seed)
+        workload = Workload(cluster, history, options.seed, shared_installs=options.shared_installs)
         workload.stop = stop
 
         def sandbox(method, path, body=None):
             return workload.sandbox(method, path, body)
 
         plan = schedule(options.seed, options.seconds)
-        print(f"nemesis: seed {options.seed}, {options.seconds:.0f} s, {options.clients} clients, net {cluster.net}.0/24, "
+        print(f"nemesis: seed {options.seed}, {options.seconds:.0f} s, layout {options.layout}, {options.clients} clients, net {cluster.net}.0/24, "
               f"{len(plan)} faults: {', '.join(k for _, k, _, _ in plan)}", flush=True)
         nem = threading.Thread(target=nemesis, args=(cluster, history, plan, stop, sandbox), daemon=True)
         threads = [threading.Thread(target=workload.client, args=(i,), daemon=True) for i in range(options.clients)]
@@ -509,7 +544,7 @@ def main():
     errors = [e for e in entries if e.get("type") == "fault" and e.get("error")]
     for e in errors:
         print(f"nemesis: fault {e['kind']} on {e['target']} could not be played: {e['error']}")
-    print(f"| {options.seed} | {options.seconds:.0f} s ({time.monotonic() - started:.0f} s in all) | "
+    print(f"| {options.seed} | {options.layout} | {options.seconds:.0f} s ({time.monotonic() - started:.0f} s in all) | "
           f"{outcomes['ok']} ok, {outcomes['fail']} fail, {outcomes['unknown']} unknown | "
           + ", ".join(f"{k} {v}" for k, v in sorted(faults.items())) + f" | {len(anomalies)} |")
     print(f"nemesis: history and final state in {out}")

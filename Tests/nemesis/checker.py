@@ -106,6 +106,24 @@ def check(history, final):
             if not any(overwriters(a, by_device[device], clearing) for a in acked):
                 report("claim-at-apple", f"device {device}: acknowledged claim missing at Apple (final state {state})", *acked)
 
+    # -- the reinstall counter: an install after an acknowledged one, nothing else written between, counts one more
+    installs = defaultdict(list)
+    for e in ops:
+        if e["op"] == "install" and e["outcome"] == "ok":
+            installs[e["args"]["device"]].append(e)
+    for device, entries in installs.items():
+        entries.sort(key=lambda e: e["invoke"])
+        for a, b in zip(entries, entries[1:]):
+            if a["complete"] >= b["invoke"] or "install" in b["args"]:  # b may apply a pending order first
+                continue
+            between = [w for w in by_device[device] if w is not a and w is not b and may_write(w)
+                       and w["op"] in ("install", "ban", "unban", "exchange", "claim")
+                       and (w["op"] != "exchange" or "install" in w["args"])
+                       and reach(w) > a["invoke"] and w["invoke"] < b["invoke"]]
+            if not between and (b.get("body") or {}).get("reinstalls") != min((a.get("body") or {}).get("reinstalls", 0) + 1, 4):
+                report("reinstall-counter", f"device {device}: install after reinstalls={a['body'].get('reinstalls')} "
+                       f"answered reinstalls={b['body'].get('reinstalls')} with no other write between", a, b)
+
     # -- Idempotency-Key: one outcome per key, every key resolved ------------------------------------
     for key, attempts in keyed.items():
         answers = {(a["status"], (a.get("body") or {}).get("code"), (a.get("body") or {}).get("claimed"))
@@ -164,11 +182,33 @@ def check(history, final):
             state = final["devices"].get(device) or {}
             if not state.get("bit1"):
                 later = [w for w in by_device[device] if w is not e and may_write(w) and reach(w) > e["invoke"]
-                         and (w["op"] == "unban" or (w["op"] == "exchange" and "install" in w["args"])
-                              or (w["op"] == "claim" and w["invoke"] < e["complete"]))]
+                         and (w["op"] == "unban" or (w["op"] in ("exchange", "install") and "install" in w["args"])
+                              or (w["op"] in ("claim", "install") and w["invoke"] < e["complete"]))]
                 if not later:
                     report("ban-at-apple", f"device {device}: acknowledged ban missing at Apple (final state {state}), "
                            "and nothing since could have lifted it", e)
+
+    # -- a pending unban lifts only a ban of its own kind: one applied through the same install id -----------------
+    trail = defaultdict(list)
+    for event in sorted(audit, key=lambda ev: ev["id"]):
+        if event.get("token_sha256_prefix") in device_of:
+            trail[device_of[event["token_sha256_prefix"]]].append(event)
+    for device, events in trail.items():
+        last_ban = None
+        for event in events:
+            action, result = event["action"], event["result"]
+            if (action in ("ban", "ban.applied") and result in ("ok", "unknown")) or \
+                    (action == "install.register" and result in ("banned", "unknown")):
+                last_ban = event
+            elif action == "unban.applied" and result == "ok":
+                if last_ban and last_ban["result"] != "unknown" and not (
+                        last_ban["action"] == "ban.applied" and last_ban.get("subject") == event.get("subject")):
+                    anomalies.append(f"[unban-same-kind] device {device}: pending unban for {event.get('subject')} (audit event "
+                                     f"{event['id']}) lifted a ban of another kind: audit event {last_ban['id']} "
+                                     f"({last_ban['action']} {last_ban.get('subject') or ''} {last_ban['result']})")
+                last_ban = None
+            elif action == "unban" and result == "ok":
+                last_ban = None
 
     # -- every Apple write has exactly one audit event ---------------------------------------------------
     certain, possible = defaultdict(list), defaultdict(list)

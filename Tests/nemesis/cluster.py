@@ -70,8 +70,9 @@ def free_octet():
 
 
 class Cluster:
-    def __init__(self, binary, log=print):
+    def __init__(self, binary, layout="roles", log=print):
         self.binary = str(binary)
+        self.layout = layout
         self.log = log
         self.octet = free_octet()
         self.net = f"10.213.{self.octet}"
@@ -203,8 +204,10 @@ class Cluster:
                  "server": {"threads": 2, "request_deadline_ms": REQUEST_DEADLINE_MS, "shutdown_grace_ms": 500},
                  "app_attest": APP_ATTEST}
         os.environ["TWOBITS_BIN"] = self.binary
-        self.deployment = Deployment(self.dir / "deployment", layout={"bit0": "promotion", "bit1": "ban"},
-                                     promotions=[{"id": PROMOTION, "starts": current_month()}], extra=extra)
+        bits = {"mode": "reinstall-counter", "ban_at": 3} if self.layout == "counter" else {"bit0": "promotion", "bit1": "ban"}
+        self.deployment = Deployment(self.dir / "deployment", layout=bits,
+                                     promotions=None if self.layout == "counter" else [{"id": PROMOTION, "starts": current_month()}],
+                                     extra=extra)
         d = self.deployment
         self.api_keys = d.api_keys
         self.sandbox_url = f"http://{self.ip('apple')}:8081"

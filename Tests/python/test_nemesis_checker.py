@@ -166,3 +166,32 @@ def test_the_checker_reads_a_run_directory(tmp_path):
     (tmp_path / "history.jsonl").write_text("".join(json.dumps(e) + "\n" for e in history))
     (tmp_path / "final.json").write_text(json.dumps(final))
     assert checker.check(checker.load(tmp_path / "history.jsonl"), copy.deepcopy(final)) == []
+
+
+def test_an_install_that_does_not_count_one_more_is_reported():
+    history, final = clean()
+    history += [op("install", 40, 41, 200, {"reinstalls": 0, "banned": False}, device="D2", token="q1"),
+                op("install", 42, 43, 200, {"reinstalls": 1, "banned": False}, device="D2", token="q2")]
+    final["devices"]["D2"] = {"bit0": True, "bit1": False, "last_update_time": MONTH, "updates": 2}
+    final["audit"] += [event("install.register", "q1", tx="u1"), event("install.register", "q2", tx="u2")]
+    assert checker.check(history, final) == []
+    history[-1]["body"]["reinstalls"] = 0
+    assert tags(history, final) == {"reinstall-counter"}
+    # An unban between may have reset the counter: not an anomaly.
+    history.append(op("unban", 41.5, 41.8, None, device="D2", token="q3"))
+    assert checker.check(history, final) == []
+
+
+def test_a_pending_unban_lifting_a_ban_of_another_kind_is_reported():
+    history, final = clean()
+    history.append(op("exchange", 50, 51, 201, {"tier": "devicecheck"}, device="D1", token="p9", install="I"))
+    final["audit"] += [event("unban.applied", "p9", tx="t9", subject="I")]
+    final["devices"]["D1"].update(bit1=False, updates=3)
+    # D1 was banned by its device token (p2): an unban ordered for install I must not lift that.
+    assert "unban-same-kind" in tags(history, final)
+    # Lifting a ban that install I applied is what a pending unban is for.
+    applied = event("ban.applied", "p2", tx="t8", subject="I")
+    applied["id"] = final["audit"][1]["id"] + 0.5  # after the token ban, before the unban
+    final["audit"].append(applied)
+    final["devices"]["D1"]["updates"] = 4
+    assert "unban-same-kind" not in tags(history, final)
