@@ -29,6 +29,8 @@ import checker  # noqa: E402
 from cluster import APP_ID, PROMOTION, REPLICAS, REQUEST_DEADLINE_MS, REPO, Cluster, why_unavailable  # noqa: E402
 
 CLIENT_TIMEOUT = 8.0         # a client's patience: above the request deadline (4 s)
+KEYED_TIMEOUTS = (1.5, 8.0)  # a keyed claim's attempt: sometimes an impatient client, which hangs up while the
+                             # server goes on (Apple slow, a pause), so that its retry meets the stored answer
 PAUSE_SECONDS = REQUEST_DEADLINE_MS / 1000 + 2
 SHARED_INSTALLS = [f"install-{i}" for i in range(4)]
 
@@ -138,11 +140,11 @@ class Workload:
         with self.lock:
             return self.reserve[device].pop() if self.reserve[device] else None
 
-    def call(self, client, replica, op, method, path, body, role, args, headers=None):
+    def call(self, client, replica, op, method, path, body, role, args, headers=None, timeout=CLIENT_TIMEOUT):
         invoke = self.h.now()
         entry = {"type": "op", "client": client, "replica": replica, "op": op, "args": args, "invoke": invoke}
         try:
-            status, parsed, hdrs = request(method, self.c.urls[replica] + path, body, self.c.api_keys[role], headers)
+            status, parsed, hdrs = request(method, self.c.urls[replica] + path, body, self.c.api_keys[role], headers, timeout)
             entry.update(status=status, outcome=classify(status, parsed), body=summarize(parsed),
                          replayed=hdrs.get("Idempotent-Replayed") == "true")
         except (OSError, http.client.HTTPException) as error:
@@ -178,8 +180,12 @@ class Workload:
         for attempt in range(attempts):
             entry, parsed = self.call(client, rng.choice(REPLICAS), "claim", "POST", f"/v1/promotions/{PROMOTION}/claim",
                                       {"device_token": token}, "marketing", {**args, "attempt": attempt},
-                                      headers={"Idempotency-Key": key})
+                                      headers={"Idempotency-Key": key}, timeout=rng.choice(KEYED_TIMEOUTS))
             if checker.definite(entry):
+                if rng.random() < 0.15:  # the answer is lost on the client's side: the same key once more, elsewhere
+                    self.call(client, rng.choice(REPLICAS), "claim", "POST", f"/v1/promotions/{PROMOTION}/claim",
+                              {"device_token": token}, "marketing", {**args, "attempt": attempt + 1, "duplicate": True},
+                              headers={"Idempotency-Key": key})
                 return entry
             if time.monotonic() - started > budget or (self.stop.is_set() and attempts < 50):
                 return entry
@@ -318,7 +324,7 @@ class Workload:
                     self.app_attest(name, rng, state)
                 elif op == "new_device" and len(self.devices) < 120:
                     self.add_device()
-            except (OSError, http.client.HTTPException, AssertionError):
+            except (OSError, http.client.HTTPException, AssertionError, IndexError):
                 time.sleep(0.2)  # the harness's own sandbox call failed (Apple cut off): nothing was asked of TwoBits
             time.sleep(rng.uniform(0.0, 0.1))
 
