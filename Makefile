@@ -5,7 +5,7 @@ SWIFT ?= swift
 # `make run`, the Python suites and the benchmark run is the binary that ships.
 RELEASE := -c release --static-swift-stdlib
 
-.PHONY: deps build release package run test test-suites test-python sanitize fuzz mutate coverage bench bench-smoke clean
+.PHONY: deps build release package run test test-suites test-python sanitize fuzz mutate coverage bench bench-smoke nemesis clean
 
 deps:
 	@.ci/install-deps.sh --test
@@ -72,6 +72,13 @@ bench:
 	$(SWIFT) build $(RELEASE)
 	python3 Benchmarks/bench.py
 	python3 Benchmarks/bench.py --compare-ledgers
+
+# The fault campaign (docs/testing.md, "The fault campaign"), as root: three replicas, a PostgreSQL primary and standby
+# and the sandbox, each in a network namespace of its own, under a seeded nemesis; the checker decides the history.
+NEMESIS_SECONDS ?= 120
+NEMESIS_SEED ?= 1
+nemesis: release
+	python3 Tests/nemesis/campaign.py --seconds $(NEMESIS_SECONDS) --seed $(NEMESIS_SEED) $(NEMESIS_ARGS)
 
 clean:
 	rm -rf .build .build-* run

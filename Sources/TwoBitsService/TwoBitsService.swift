@@ -228,16 +228,37 @@ public final class TwoBitsService: Sendable {
 
     /// What both ways of starting do before serving.
     private func prepareToServe() async throws(ConfigurationError) {
+        // A ledger that is only unreachable or busy for now (a PostgreSQL pool still opening its connections: after a
+        // failover whose old primary, first host of the list, times out every connection attempt) is waited for, up
+        // to 30 s, before the start fails; a refusal (`failed`) is not.
+        let patience = ContinuousClock.now + .seconds(30)
+        func transient(_ error: StorageError) async -> Bool {
+            guard error.kind != .failed, ContinuousClock.now < patience else { return false }
+            try? await Task.sleep(for: .milliseconds(500))
+            return true
+        }
         // Before serving: writes an earlier process left `pending` become `unknown` (docs/policy.md, "The audit trail").
-        do {
-            let interrupted = try await policy.reconcileInterruptedWrites()
-            if interrupted > 0 { logger.log(.warning, "Apple writes interrupted by the last stop are audited unknown until their device token is seen again", ["count": .int(interrupted)]) }
-        } catch {
-            if case .storage(let e) = error { logger.log(.error, "could not reconcile interrupted Apple writes", ["detail": .string(e.message)]) }
+        while true {
+            do {
+                let interrupted = try await policy.reconcileInterruptedWrites()
+                if interrupted > 0 { logger.log(.warning, "Apple writes interrupted by the last stop are audited unknown until their device token is seen again", ["count": .int(interrupted)]) }
+                break
+            } catch {
+                guard case .storage(let e) = error else { break }
+                if await transient(e) { continue }
+                logger.log(.error, "could not reconcile interrupted Apple writes", ["detail": .string(e.message)])
+                break
+            }
         }
         if let keys = tokenExchange?.keys {
-            do throws(StorageError) { try await keys.shareActivation() } catch {
-                throw ConfigurationError("database", "cannot record the signing key's activation: \(error.message)")
+            while true {
+                do throws(StorageError) {
+                    try await keys.shareActivation()
+                    break
+                } catch {
+                    if await transient(error) { continue }
+                    throw ConfigurationError("database", "cannot record the signing key's activation: \(error.message)")
+                }
             }
         }
         // Warnings come before the port opens, so a client (or a test) that sees the service ready has them in the log.

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import signal
+import socket
 import sqlite3
 import threading
 import time
@@ -705,6 +706,37 @@ def test_failover_to_a_promoted_standby_under_load_loses_and_doubles_nothing(two
         time.sleep(0.25)
     assert len(ok_claims) == len(set(ok_claims)) == len(claims), sorted({e["result"] for e in events})
     assert_password_absent(deployment, primary.password)
+
+
+def test_a_replica_starting_while_the_first_host_of_its_list_is_dead_waits_for_the_pool_instead_of_exiting(twobits_factory, postgres):
+    """Found by the fault campaign (docs/testing.md): after a failover the fenced primary stays the first host of
+    the list, and every new connection waits `connect_timeout` on it before reaching the new primary. A replica
+    restarted then found its pool busy opening connections (longer than `database_pool_wait_ms`) and exited with
+    `configuration error: database: cannot record the signing key's activation`. It now waits that out. The dead
+    host here is a socket that accepts and never answers."""
+    dead = socket.socket()
+    dead.bind(("127.0.0.1", 0))
+    dead.listen(64)
+    try:
+        single = postgres.create_database("deadfirst")
+        host = re.search(r"@(127\.0\.0\.1:\d+)/", single).group(1)
+        database = single.replace(f"@{host}/", f"@127.0.0.1:{dead.getsockname()[1]},{host}/") + \
+            "?target_session_attrs=read-write&connect_timeout=2"
+        deployment = twobits_factory("deadfirst", autostart=False, **replica_options(database, database_pool_wait_ms=500))
+        deployment.start_sandbox()
+        process = deployment._spawn("server", ["serve", "--config", str(deployment.config_path)])
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                if http("GET", deployment.url + "/readyz", timeout=2).status == 200:
+                    break
+            except OSError:
+                pass
+            time.sleep(0.2)
+        assert process.poll() is None, f"the replica exited {process.returncode}:\n{deployment.server_log()[-2000:]}"
+        assert deployment.exchange(deployment.mint(deployment.new_device())).status == 201
+    finally:
+        dead.close()
 
 
 # -- the command line: migrate, a newer schema, ledger copy --------------------------------------------

@@ -23,6 +23,10 @@ final class PostgresConnection: @unchecked Sendable {
         if env["PGAPPNAME"] == nil { pairs.append(("application_name", "twobits")) }
         // A server that vanishes without closing the socket is noticed in about 30 s instead of hours.
         pairs += [("keepalives", "1"), ("keepalives_idle", "10"), ("keepalives_interval", "5"), ("keepalives_count", "3")]
+        // Keepalives only probe an idle socket: a query sent to a server cut off by the network (a fenced primary)
+        // waits for TCP's retransmissions, about 15 minutes, and the pool's connections with it. TCP_USER_TIMEOUT
+        // bounds unacknowledged data too (the fault campaign's failover, docs/testing.md).
+        pairs.append(("tcp_user_timeout", "10000"))
         pairs.append(("dbname", uri))
         let keys = pairs.map { strdup($0.0) }
         let values = pairs.map { strdup($0.1) }
