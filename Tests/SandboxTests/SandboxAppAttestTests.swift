@@ -58,6 +58,7 @@ struct SandboxAppAttestTests {
             .badChain: .badChain, .wrongNonce: .nonceMismatch, .wrongAppID: .rpIDMismatch, .wrongEnvironment: .aaguidMismatch,
             .wrongKeyID: .credentialIDMismatch, .expired: .badChain, .garbageReceipt: .receiptInvalid, .emptyReceipt: .receiptInvalid,
             .nestedReceipt: .receiptInvalid, .foreignReceipt: .receiptInvalid, .staleReceipt: .receiptInvalid, .refreshedReceipt: .receiptInvalid,
+            .otherEnvironmentReceipt: .receiptInvalid,
         ]
         #expect(Set(expected.keys) == Set(AttestationFault.allCases))
         for (fault, want) in expected {

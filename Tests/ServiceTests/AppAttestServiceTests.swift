@@ -106,7 +106,8 @@ import WireFormats
                                                         // The attestation's own receipt: anything but this key's fresh ATTEST receipt.
                                                         .garbageReceipt: "receipt_invalid", .emptyReceipt: "receipt_invalid",
                                                         .nestedReceipt: "receipt_invalid", .foreignReceipt: "receipt_invalid",
-                                                        .staleReceipt: "receipt_invalid", .refreshedReceipt: "receipt_invalid"]
+                                                        .staleReceipt: "receipt_invalid", .refreshedReceipt: "receipt_invalid",
+                                                        .otherEnvironmentReceipt: "receipt_invalid"]
             #expect(Set(expected.keys) == Set(AttestationFault.allCases))
             for (fault, reason) in expected {
                 let key = device()

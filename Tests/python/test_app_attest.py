@@ -143,7 +143,8 @@ def test_a_limited_use_appattest_token_is_consumed_once(deployment):
                                            # The attestation's own receipt: only this key's fresh ATTEST receipt passes.
                                            ("garbage_receipt", "receipt_invalid"), ("empty_receipt", "receipt_invalid"),
                                            ("nested_receipt", "receipt_invalid"), ("foreign_receipt", "receipt_invalid"),
-                                           ("stale_receipt", "receipt_invalid"), ("refreshed_receipt", "receipt_invalid")])
+                                           ("stale_receipt", "receipt_invalid"), ("refreshed_receipt", "receipt_invalid"),
+                                           ("other_environment_receipt", "receipt_invalid")])
 def test_a_wrong_attestation_is_refused_with_its_reason_and_leaves_the_challenge_usable(deployment, fault, reason):
     key_id = new_key(deployment)
     value = challenge(deployment)

@@ -24,6 +24,8 @@ enum AttestationFault: String, CaseIterable, Sendable {
     case staleReceipt = "stale_receipt"
     /// `attStmt.receipt` is a refreshed receipt (type RECEIPT, with a metric), not the attestation's ATTEST receipt.
     case refreshedReceipt = "refreshed_receipt"
+    /// `attStmt.receipt` says the other environment in field 7 (a development key's receipt saying "production").
+    case otherEnvironmentReceipt = "other_environment_receipt"
 }
 
 enum AssertionFault: String, CaseIterable, Sendable {

@@ -65,6 +65,9 @@ final class SimulatedAppAttestKey: Sendable {
             let otherCertificate = authority.x5c(for: other.privateKey.publicKey, keyID: other.keyID, nonce: nonce, notBefore: notBefore, rogue: false)[0]
             receipt = other.attestReceipt(credentialCertificate: otherCertificate, clientDataHash: clientDataHash, authority: authority.receiptAuthority,
                                           now: receiptTime)
+        case .otherEnvironmentReceipt:
+            receipt = attestReceipt(credentialCertificate: x5c[0], clientDataHash: clientDataHash, authority: authority.receiptAuthority, now: receiptTime,
+                                    environmentField: environment == .production ? "sandbox" : "production")
         case .refreshedReceipt:
             receipt = refreshedReceipt(metric: 1, authority: authority.receiptAuthority, now: receiptTime) ?? receipt
         default: break

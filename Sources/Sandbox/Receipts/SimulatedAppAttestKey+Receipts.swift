@@ -15,7 +15,9 @@ extension SimulatedAppAttestKey {
     var publicKey: Data { privateKey.publicKey.uncompressedPoint }
 
     /// The ATTEST receipt of an attestation made at `now`, remembered as Apple's fraud service does.
-    func attestReceipt(credentialCertificate: Data, clientDataHash: Data, authority: ReceiptAuthority, now: Date) -> Data {
+    /// `environmentField`: field 7 as written (a fault names the other environment's); the key's by default.
+    func attestReceipt(credentialCertificate: Data, clientDataHash: Data, authority: ReceiptAuthority, now: Date,
+                       environmentField: String? = nil) -> Data {
         receiptState.withLock { state in
             state.attestedAt = now
             state.lastSeen = now
@@ -25,7 +27,7 @@ extension SimulatedAppAttestKey {
         // Apple's order for an ATTEST receipt: 2, 3, 4, 5, 6, 7, 12, 21.
         let fields = ReceiptPayloadFields([
             (2, Data(appID.description.utf8)), (3, credentialCertificate), (4, clientDataHash), (5, Data(receiptToken.utf8)),
-            (6, Data("ATTEST".utf8)), (7, Data(receiptEnvironment.utf8)), (12, Data(ReceiptTime.format(now).utf8)),
+            (6, Data("ATTEST".utf8)), (7, Data((environmentField ?? receiptEnvironment).utf8)), (12, Data(ReceiptTime.format(now).utf8)),
             (21, Data(ReceiptTime.format(now + Self.receiptLifetime).utf8)),
         ])
         let receipt = authority.sign(payload: fields.der)
