@@ -194,15 +194,23 @@ class Workload:
 
     def install(self, client, rng):
         """The reinstall counter (layout `reinstall-counter`): a fresh install, sometimes with an install id."""
+        request = self.device_request(rng)
+        if request is None:
+            return
+        body, args = request
+        self.call(client, rng.choice(REPLICAS), "install", "POST", "/v1/installs", body, "main", args)
+
+    def device_request(self, rng):
+        """A random device's fresh token as a request body, sometimes with its install id; None without a token."""
         device = rng.choice(self.devices)
         token = self.token(device)
         if token is None:
-            return
+            return None
         body = {"device_token": token}
         args = {"device": device, "token": prefix(token)}
         if rng.random() < 0.3 and self.install_of(device, rng):
             body["install_id"] = args["install"] = self.install_of(device, rng)
-        self.call(client, rng.choice(REPLICAS), "install", "POST", "/v1/installs", body, "main", args)
+        return body, args
 
     # Devices are banned either by their device token or through their install id, never both: a pending unban
     # lifts only a ban of its own kind (docs/policy.md), which the service can only tell apart per install id.
@@ -233,14 +241,10 @@ class Workload:
                   "ops", {"install": install})
 
     def exchange(self, client, rng):
-        device = rng.choice(self.devices)
-        token = self.token(device)
-        if token is None:
+        request = self.device_request(rng)
+        if request is None:
             return
-        body = {"device_token": token}
-        args = {"device": device, "token": prefix(token)}
-        if rng.random() < 0.3 and self.install_of(device, rng):
-            body["install_id"] = args["install"] = self.install_of(device, rng)
+        body, args = request
         if rng.random() < 0.5:
             body["limited_use"] = args["limited_use"] = True
         entry, parsed = self.call(client, rng.choice(REPLICAS), "exchange", "POST", "/v1/fallback-tokens", body, "main", args)
