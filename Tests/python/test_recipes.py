@@ -116,6 +116,14 @@ def test_a_tier_not_in_the_allowed_list_is_refused(recipe, fake_jwks):
     assert run(recipe, fake_jwks.sign(tier="debug"), fake_jwks.url, tiers="devicecheck,debug").returncode == 0
 
 
+def test_an_appattest_token_is_accepted_where_the_route_lists_its_tier(recipe, fake_jwks):
+    # The docs send every team to these recipes for both tiers: an App Attest token is one of TwoBits' tiers.
+    result = run(recipe, fake_jwks.sign(tier="appattest"), fake_jwks.url, tiers="appattest")
+    assert result.returncode == 0, result.stderr
+    assert '"appattest"' in result.stdout
+    assert refused(run(recipe, fake_jwks.sign(tier="appattest"), fake_jwks.url, tiers="devicecheck"), "tier")
+
+
 def test_a_token_signed_by_a_key_not_in_the_jwks_is_refused(recipe, fake_jwks):
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec

@@ -1,4 +1,4 @@
-"""Verifying TwoBits fallback-tier tokens in the main API (Python, PyJWT).
+"""Verifying TwoBits tokens in the main API (Python, PyJWT): fallback-tier tokens and App Attest ones.
 
 A client that cannot use App Attest exchanges an Apple DeviceCheck token at TwoBits for a short-lived
 "fallback-tier" token and sends it to the main API. The main API verifies that token locally, with
@@ -11,9 +11,10 @@ no call to TwoBits per request:
   3. When the token is bound to a session (claim `bnd`, the base64url SHA-256 of the session id or OAuth
      token the app gave TwoBits as `binding`), check it against the session of THIS request
      (`check_binding`): a token lifted from one account is then useless under another.
-  4. Gate every route on the `tier` claim. A fallback token proves much less than App Attest: only
-     that Apple recognised a real device (tier "devicecheck"), or that a developer holds a debug
-     secret (tier "debug", development only). A token WITHOUT a `tier` claim, or with a tier this
+  4. Gate every route on the `tier` claim. App Attest tokens (tier "appattest") come from the same
+     signing key and JWKS; a fallback token proves much less: only that Apple recognised a real
+     device (tier "devicecheck"), or that a developer holds a debug secret (tier "debug",
+     development only). A token WITHOUT a `tier` claim, or with a tier this
      code does not know, is an INVALID token. It is never a pass, and never "unrestricted".
 
 Requirements: `pip install 'pyjwt[crypto]'`.
@@ -35,23 +36,25 @@ import threading
 
 import jwt
 
-# Tiers TwoBits issues. Anything else (including no tier at all) is refused.
-KNOWN_TIERS = frozenset({"devicecheck", "debug"})
+# Tiers TwoBits issues, all verified with the same JWKS: "appattest" (App Attest assertions, the strong
+# tier), "devicecheck" (a DeviceCheck token, the fallback) and "debug". Anything else (including no tier
+# at all) is refused.
+KNOWN_TIERS = frozenset({"appattest", "devicecheck", "debug"})
 
 # Debug-tier tokens come from admin-made debug secrets, for simulators and CI, and TwoBits issues
 # them only while it talks to Apple's development environment. A production main API must never
 # accept them: leave this False there, and set it True only in development deployments.
 ACCEPT_DEBUG_TIER = False
 
-# Which tiers each class of route accepts (debug only when ACCEPT_DEBUG_TIER is on). App Attest tokens, verified elsewhere, are the only way
-# into anything not listed here. Deny by default: an unknown route class allows nothing.
+# Which tiers each class of route accepts (debug only when ACCEPT_DEBUG_TIER is on). Deny by default: an
+# unknown route class allows nothing.
 ROUTE_CLASS_TIERS = {
-    # Read-only, cheap, rate-limited content: any verified fallback token.
-    "read": frozenset({"devicecheck", "debug"}),
+    # Read-only, cheap, rate-limited content: any verified token.
+    "read": frozenset({"appattest", "devicecheck", "debug"}),
     # Writes that are limited and reversible (a comment, a like): a real Apple device.
-    "limited_write": frozenset({"devicecheck"}),
-    # Payments, account takeover-prone changes: never on a fallback token.
-    "sensitive": frozenset(),
+    "limited_write": frozenset({"appattest", "devicecheck"}),
+    # Payments, account takeover-prone changes: App Attest only, never a fallback token.
+    "sensitive": frozenset({"appattest"}),
 }
 
 # Every claim TwoBits always puts in its tokens; a token lacking any of them is refused by PyJWT.
