@@ -242,7 +242,7 @@ def smoke_problems(args, plan, outcome):
         if SCENARIOS[r["scenario"]][2]:
             for name, x in (("", r), ("Go peer, ", peer)):
                 if x:
-                    problems += ["%s%s over %s: %s" % (name, r["scenario"], plan.link, p) for p in link_problems(plan.link, x.get("link"))]
+                    problems += ["%s%s over %s: %s" % (name, r["scenario"], plan.link, p) for p in link_problems(plan.link, x.get("link"), r["concurrency"])]
     # One developer JWT per refresh period per process: a replica signs its own.
     for server in sorted(set(r["server"] for r in checked)):
         replicas = max(r["replicas"] for r in checked if r["server"] == server)
