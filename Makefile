@@ -5,7 +5,7 @@ SWIFT ?= swift
 # `make run`, the Python suites and the benchmark run is the binary that ships.
 RELEASE := -c release --static-swift-stdlib
 
-.PHONY: deps build release package run test test-suites test-python sanitize fuzz mutate coverage bench bench-smoke nemesis clean
+.PHONY: deps build release package run test test-suites test-python sanitize fuzz mutate coverage bench bench-tls bench-smoke nemesis clean
 
 deps:
 	@.ci/install-deps.sh --test
@@ -66,12 +66,25 @@ coverage: deps
 
 # Release build, then the full matrix, each run raced against the Go peer (Benchmarks/README.md), then issue 9's
 # ledger comparison (SQLite, PostgreSQL, two replicas); golang-go comes with --bench only, so `make test`
-# (bench.py --smoke, no peer) never needs Go.
+# (bench.py --smoke, no peer) never needs Go. BENCH_ARGS: more options for the matrix, e.g.
+# BENCH_ARGS="--apple-link tls-h2" runs every scenario against the TLS fake Apple (as root: nginx, a mount namespace).
 bench:
 	@.ci/install-deps.sh --bench
 	$(SWIFT) build $(RELEASE)
-	python3 Benchmarks/bench.py
+	python3 Benchmarks/bench.py $(BENCH_ARGS)
 	python3 Benchmarks/bench.py --compare-ledgers
+
+# The races over each link to Apple (Benchmarks/README.md, "Over TLS"): fallback and claim at 0 and 50 ms, c=256,
+# against the Go peer, BENCH_LINK_REPEAT races each, for each of BENCH_LINKS; Benchmarks/results/link-LINK.json and .md.
+BENCH_LINKS ?= tls-h2 tls-h1 plain
+BENCH_LINK_REPEAT ?= 5
+bench-tls:
+	@.ci/install-deps.sh --bench
+	$(SWIFT) build $(RELEASE)
+	for link in $(BENCH_LINKS); do \
+	    python3 Benchmarks/bench.py --apple-link $$link --scenarios fallback,claim --latencies 0,50 --concurrency 256 \
+	        --duration 8 --no-es256 --repeat $(BENCH_LINK_REPEAT) --output Benchmarks/results/link-$$link.json || exit 1; \
+	done
 
 # The fault campaign (docs/testing.md, "The fault campaign"), as root: three replicas, a PostgreSQL primary and standby
 # and the sandbox, each in a network namespace of its own, under a seeded nemesis; the checker decides the history.

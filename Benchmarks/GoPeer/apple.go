@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"errors"
 	"io"
 	"math/rand"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,16 +72,38 @@ type bitState struct {
 	month      string // last_update_time, "YYYY-MM"
 }
 
-func newAppleClient(base string, tokens *developerTokens, maxConns int, timeout time.Duration) *appleClient {
+// loadRoots reads a PEM bundle of CA certificates; nil (the system's roots) for no file.
+func loadRoots(path string) (*x509.CertPool, error) {
+	if path == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, errors.New(path + " holds no PEM certificate")
+	}
+	return pool, nil
+}
+
+// newAppleClient's transport verifies an https:// Apple against roots (nil: the system's) and speaks HTTP/2
+// where the server offers it by ALPN, as a Go service calling Apple would.
+func newAppleClient(base string, tokens *developerTokens, maxConns int, timeout time.Duration, roots *x509.CertPool) *appleClient {
 	transport := &http.Transport{
 		Proxy:       nil, // never a proxy from the environment: the bench talks to loopback
 		DialContext: (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		// The sandbox speaks HTTP/1.1, so a connection carries one call at a time: keep as many idle
-		// connections as calls can be in flight, or every burst would dial (and TIME_WAIT) anew.
+		// Over plaintext (the sandbox) or an HTTP/1.1-only host a connection carries one call at a time: keep
+		// as many idle connections as calls can be in flight, or every burst would dial (and TIME_WAIT) anew.
 		MaxIdleConns:        maxConns,
 		MaxIdleConnsPerHost: maxConns,
 		IdleConnTimeout:     90 * time.Second,
 		DisableCompression:  true,
+		TLSClientConfig:     &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
+		TLSHandshakeTimeout: 5 * time.Second,
+		// A custom DialContext or TLSClientConfig turns Go's automatic HTTP/2 off; this turns it back on.
+		ForceAttemptHTTP2: true,
 	}
 	return &appleClient{base: strings.TrimSuffix(base, "/"), tokens: tokens, http: &http.Client{Transport: transport, Timeout: timeout}}
 }

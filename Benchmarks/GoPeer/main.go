@@ -12,6 +12,10 @@
 //	gopeer -listen 127.0.0.1:0 -apple-url http://127.0.0.1:9000 -apple-key apple.p8 -team-id TEAM -key-id KEY \
 //	       -signing-key keys/1-abc.pem -api-key-sha256 <hex> -audience bench-api -promotion bench-promo
 //
+// Over TLS (`bench.py --apple-link tls-h2|tls-h1`) -apple-url is Apple's own https:// host, which the bench's
+// private /etc/hosts sends to the fake Apple's terminator, -apple-ca-file the CA its certificate is verified
+// against; HTTP/2 is spoken where ALPN offers it, as Go's net/http does by default.
+//
 // Every flag can also come from the environment (GOPEER_LISTEN, GOPEER_APPLE_URL, ...: the flag's name in
 // upper case with '-' as '_'). The first line on standard output names the bound address.
 package main
@@ -40,6 +44,7 @@ import (
 type config struct {
 	listen       string
 	appleURL     string
+	appleCAFile  string
 	appleKey     string
 	teamID       string
 	keyID        string
@@ -68,6 +73,7 @@ func parseConfig() config {
 	str := func(p *string, name, def, usage string) { flag.StringVar(p, name, envOr(name, def), usage) }
 	str(&c.listen, "listen", "127.0.0.1:8080", "address to listen on (port 0: any free port)")
 	str(&c.appleURL, "apple-url", "", "DeviceCheck base URL, e.g. the sandbox's http://127.0.0.1:PORT")
+	str(&c.appleCAFile, "apple-ca-file", "", "PEM bundle of the CAs an https:// apple-url is verified against (default: the system's)")
 	str(&c.appleKey, "apple-key", "", "the Apple .p8 key (PKCS#8 PEM, P-256)")
 	str(&c.teamID, "team-id", "", "Apple team id (the developer JWT's iss)")
 	str(&c.keyID, "key-id", "", "Apple key id (the developer JWT's kid)")
@@ -144,9 +150,13 @@ func run(cfg config) error {
 	if err != nil {
 		return fmt.Errorf("signing key: %w", err)
 	}
+	roots, err := loadRoots(cfg.appleCAFile)
+	if err != nil {
+		return fmt.Errorf("apple CA file: %w", err)
+	}
 	p := &peer{
 		cfg:       cfg,
-		apple:     newAppleClient(cfg.appleURL, newDeveloperTokens(appleKey, cfg.teamID, cfg.keyID), cfg.maxConns, cfg.timeout),
+		apple:     newAppleClient(cfg.appleURL, newDeveloperTokens(appleKey, cfg.teamID, cfg.keyID), cfg.maxConns, cfg.timeout, roots),
 		issuer:    signing,
 		jwks:      jwksDocument(signing),
 		log:       newAccessLog(os.Stdout, cfg.accessLog),

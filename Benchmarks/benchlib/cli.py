@@ -9,6 +9,7 @@ import time
 
 from .common import RESULTS_DIR, ROOT, BenchError, log
 from .harness import Bench
+from .link import LINKS, link_problems, tls_preflight
 from .micro import run_micro_benchmarks
 from .peers import build_go_peer
 from .procfs import machine_description
@@ -67,6 +68,10 @@ def parser():
     p.add_argument("--peer", choices=["go"], help="race each fallback, claim and JWKS run against this peer "
                    "(default: go, except with --smoke)")
     p.add_argument("--no-peer", action="store_true", help="TwoBits alone (no Go needed)")
+    p.add_argument("--apple-link", choices=LINKS, default="plain",
+                   help="how both servers reach the sandbox: plain HTTP/1.1 (default), or through the TLS fake Apple "
+                        "(Tests/tls/fake_apple.py: nginx, TLS 1.3, Apple's host names, certificates verified) with HTTP/2 "
+                        "by ALPN (tls-h2) or HTTP/1.1 only (tls-h1); needs root and nginx")
     return p
 
 
@@ -102,6 +107,7 @@ class Plan:
             raise SystemExit("bench.py: --duration must be 1-600")
         if any(c < 1 or c > 10000 for c in self.concurrencies) or any(l < 0 or l > 60000 for l in self.latencies):
             raise SystemExit("bench.py: concurrency must be 1-10000 and latency 0-60000 ms")
+        self.link = args.apple_link
         self.peer_binary = self.peer_version = None
 
 
@@ -113,6 +119,10 @@ def preflight(plan):
     for tool in ("wrk", "openssl"):
         if not shutil.which(tool):
             raise SystemExit("bench.py: %s is not installed (apt-get install -y %s, or .ci/install-deps.sh --bench)" % (tool, tool))
+    if plan.link != "plain":
+        why = tls_preflight()
+        if why:
+            raise SystemExit("bench.py: --apple-link %s: %s" % (plan.link, why))
     if plan.peer and not any(s in PEER_SCENARIOS for s in plan.scenarios):
         plan.peer = None
     if plan.peer == "go":
@@ -195,12 +205,14 @@ def build_report(args, plan, binary, started, machine, es256, app_attest, outcom
         "smoke": args.smoke,
         "duration_s": plan.duration,
         "machine": machine,
+        "loadavg_at_end": round(os.getloadavg()[0], 2),
         "binary": binary,
         "peer": {"name": peer, "binary": plan.peer_binary, "version": plan.peer_version,
                  "scenarios": [s for s in plan.scenarios if s in PEER_SCENARIOS]} if peer else None,
         "es256": es256,
         "app_attest": app_attest,
         "ledger": "compare" if plan.compare else args.ledger,
+        "apple_link": plan.link,
         "replicas": args.replicas,
         "runs": outcome.runs,
         "ledger_comparison": outcome.ledger_rows,
@@ -226,6 +238,11 @@ def smoke_problems(args, plan, outcome):
                 r["scenario"], peer["non_2xx"], peer["socket_errors"], peer["token_wraps"], peer["requests"], peer["server_statuses"]))
         if r["requests"] == 0:
             problems.append("%s: no requests completed" % r["scenario"])
+        # Over TLS: the calls went through the terminator, over the link's HTTP version, and were answered.
+        if SCENARIOS[r["scenario"]][2]:
+            for name, x in (("", r), ("Go peer, ", peer)):
+                if x:
+                    problems += ["%s%s over %s: %s" % (name, r["scenario"], plan.link, p) for p in link_problems(plan.link, x.get("link"), r["concurrency"])]
     # One developer JWT per refresh period per process: a replica signs its own.
     for server in sorted(set(r["server"] for r in checked)):
         replicas = max(r["replicas"] for r in checked if r["server"] == server)

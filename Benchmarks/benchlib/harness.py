@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from . import load, metrics
 from .common import BenchError, log
 from .httpclient import Http
+from .link import AppleLink
 from .peers import Postgres, go_peer_argv
 from .processes import Processes, run_bounded, tail, wait_for_line
 from .scenarios import (DEFAULT_RATE_GUESS, FRESH_DEVICES_PER_CALL, KEY_ID, MAX_TOKENS_PER_RUN, PEER_SCENARIOS,
@@ -57,8 +58,9 @@ class Target:
         return next((p for p in self.procs if p.poll() is not None), None)
 
 
-def service_config(args, work, sandbox_url, key_sha256, extra):
-    """`twobits serve`'s configuration for the bench (each target gets a copy with a database of its own)."""
+def service_config(args, work, link, key_sha256, extra):
+    """`twobits serve`'s configuration for the bench (each target gets a copy with a database of its own); `link`
+    (an AppleLink) says how Apple is reached."""
     month = datetime.datetime.now(datetime.timezone.utc)
     this_month = "%04d-%02d" % (month.year, month.month)
     wake_coalescing = {} if args.wake_coalescing_us is None else {"wake_coalescing_us": args.wake_coalescing_us}
@@ -67,13 +69,13 @@ def service_config(args, work, sandbox_url, key_sha256, extra):
         "database": os.path.join(work, "twobits.sqlite"),
         "apple": {
             "environment": "development",
-            "base_url": sandbox_url,
+            **link.apple_config(),
             "team_id": TEAM_ID,
             "key_id": KEY_ID,
             "private_key_file": os.path.join(work, "apple.p8"),
             "timeout_ms": 10000,
-            # 2,048 concurrent requests may each hold an Apple call; the sandbox speaks HTTP/1.1, so
-            # one connection carries one call at a time.
+            # 2,048 concurrent requests may each hold an Apple call; over plaintext or the HTTP/1.1-only
+            # terminator one connection carries one call at a time.
             "max_in_flight": 4096,
             "max_connections": 2048,
         },
@@ -114,6 +116,7 @@ class Bench:
         self.procs = Processes()
         self.work = tempfile.mkdtemp(prefix="twobits-bench-")
         self.sandbox = None
+        self.link = None  # the link to Apple (link.AppleLink), made once the sandbox runs
         self.twobits = None
         self.peer = None
         self.postgres = None  # the cluster, when a target runs on PostgreSQL
@@ -131,7 +134,9 @@ class Bench:
         log("work directory %s" % self.work)
         key_sha256 = self.make_keys()
         self.start_sandbox()
-        config = service_config(self.args, self.work, self.sandbox_url, key_sha256, self.extra_config)
+        self.link = AppleLink(getattr(self.args, "apple_link", "plain"), self.work, self.sandbox_url)
+        self.link.start()
+        config = service_config(self.args, self.work, self.link, key_sha256, self.extra_config)
         if self.args.compare_ledgers or self.args.ledger == "postgres":
             self.postgres = Postgres(self.args.postgres)
         self.make_twobits_targets(config)
@@ -178,7 +183,7 @@ class Bench:
             own.update(replica_share(self.args, config, replicas))
         with open(path, "w") as f:
             json.dump(own, f, indent=2)
-        return Target(name, label, [self.binary, "serve", "--config", path], w, True, replicas=replicas, ledger=ledger)
+        return Target(name, label, self.link.wrap([self.binary, "serve", "--config", path]), w, True, replicas=replicas, ledger=ledger)
 
     def make_twobits_targets(self, config):
         if self.args.compare_ledgers:
@@ -198,8 +203,8 @@ class Bench:
         signing = sorted(x for x in os.listdir(os.path.join(w, "keys")) if x.endswith(".pem"))
         if not signing:
             raise BenchError("no signing key in %s" % os.path.join(w, "keys"))
-        argv = go_peer_argv(self.peer_binary, w, self.sandbox_url, os.path.join(w, "keys", signing[-1]), key_sha256, config)
-        self.peer = Target("go", "Go peer", argv, w, False)
+        argv = go_peer_argv(self.peer_binary, w, self.link.peer_url_args(), os.path.join(w, "keys", signing[-1]), key_sha256, config)
+        self.peer = Target("go", "Go peer", self.link.wrap(argv), w, False)
 
     # ---- the servers
 
@@ -349,6 +354,8 @@ class Bench:
                 self.sandbox_http.close()
         finally:
             self.procs.stop_all()
+            if self.link:
+                self.link.stop()
             if self.postgres:
                 self.postgres.close()
             if not self.args.keep:

@@ -39,7 +39,8 @@ def run_one(bench, target, scenario, latency_ms, concurrency, duration):
     result = {**wrk_figures(target, scenario, latency_ms, concurrency, threads, w, before, after),
               **server_means(before, after, ideal, rps),
               **cpu_figures(w["requests"], spent),
-              **server_figures(bench, target, before, after, new_jwts, minted, w)}
+              **server_figures(bench, target, before, after, new_jwts, minted, w),
+              **link_figures(bench, before, after, w["requests"])}
     if latency_ms == 0 and calls > 0:
         bench.rate_seen[(target.name, scenario)] = max(bench.rate_seen.get((target.name, scenario), 0), rps)
     log_result(result, rps, ideal, spent)
@@ -58,12 +59,14 @@ def wrk_script(bench, target, scenario, latency_ms, concurrency, duration, threa
 
 
 def cpu_readings(bench, target, pids, with_postgres):
-    """CPU seconds so far of the server, PostgreSQL, the sandbox, the machine, reaped children (wrk) and bench.py."""
+    """CPU seconds so far of the server, PostgreSQL, the sandbox, the TLS terminator, the machine, reaped children
+    (wrk) and bench.py."""
     cpu = sum(proc_cpu_seconds(pid) for pid in pids)
     pg = bench.postgres.cpu_seconds() if with_postgres else None
     sandbox = proc_cpu_seconds(bench.sandbox.pid)
+    terminator = bench.link.cpu_seconds() if bench.link else 0.0
     busy, total = machine_cpu()
-    return {"cpu": cpu, "pg": pg, "sandbox": sandbox, "busy": busy, "total": total,
+    return {"cpu": cpu, "pg": pg, "sandbox": sandbox, "terminator": terminator, "busy": busy, "total": total,
             "children": resource.getrusage(resource.RUSAGE_CHILDREN), "self": resource.getrusage(resource.RUSAGE_SELF)}
 
 
@@ -72,11 +75,14 @@ def readings_before(bench, target):
     apple = bench.apple_call_metrics(target)
     timings = bench.server_timings(target)
     metrics.truncate_server_log(target)
+    link_mark = bench.link.mark() if bench.link else None
+    started = time.time()
     pids = target.pids()
     hwm_reset = all([reset_peak_rss(pid) for pid in pids])
     with_postgres = target.ledger == "postgres" and bench.postgres is not None
     return dict(cpu_readings(bench, target, pids, with_postgres), counters=counters, apple=apple, timings=timings,
-                pids=pids, hwm_reset=hwm_reset)
+                pids=pids, hwm_reset=hwm_reset, link_mark=link_mark,
+                started=started)
 
 
 def readings_after(bench, target, before, sampled):
@@ -85,8 +91,10 @@ def readings_after(bench, target, before, sampled):
     st = procs_status(before["pids"])
     threads_max = max(sampled[0], st.get("Threads", 0))
     rss_max = max(sampled[1], st.get("VmRSS", 0))
+    counters = bench.counters()
     return dict(cpu, threads_max=threads_max, peak_kb=st.get("VmHWM", 0) if before["hwm_reset"] else rss_max,
-                counters=bench.counters(), apple=bench.apple_call_metrics(target), timings=bench.server_timings(target))
+                counters=counters, apple=bench.apple_call_metrics(target), timings=bench.server_timings(target),
+                link=bench.link.since(before["link_mark"], before["started"], time.time()) if bench.link else None)
 
 
 def drive_wrk(bench, target, wrk_argv, duration, pids):
@@ -190,13 +198,14 @@ def cpu_spent(before, after):
     bench_cpu = (s1.ru_utime + s1.ru_stime) - (s0.ru_utime + s0.ru_stime)
     sandbox_cpu = after["sandbox"] - before["sandbox"]
     pg_cpu = (after["pg"] - before["pg"]) if before["pg"] is not None and after["pg"] is not None else None
-    ours = cpu + sandbox_cpu + wrk_cpu + bench_cpu + (pg_cpu or 0.0)
+    terminator_cpu = after["terminator"] - before["terminator"]
+    ours = cpu + sandbox_cpu + wrk_cpu + bench_cpu + (pg_cpu or 0.0) + terminator_cpu
     other_pct = max(0.0, machine_busy - 100.0 * ours / max(1e-9, wall_cpu))
-    return cpu, wall_cpu, machine_busy, wrk_cpu, sandbox_cpu, pg_cpu, other_pct
+    return cpu, wall_cpu, machine_busy, wrk_cpu, sandbox_cpu, pg_cpu, other_pct, terminator_cpu
 
 
 def cpu_figures(requests, spent):
-    cpu, wall_cpu, machine_busy, wrk_cpu, sandbox_cpu, pg_cpu, other_pct = spent
+    cpu, wall_cpu, machine_busy, wrk_cpu, sandbox_cpu, pg_cpu, other_pct, terminator_cpu = spent
     ncpu = os.cpu_count() or 1
 
     def share(seconds):
@@ -217,6 +226,7 @@ def cpu_figures(requests, spent):
             "sandbox": share(sandbox_cpu),
             "wrk": share(wrk_cpu),
             "postgres": share(pg_cpu) if pg_cpu is not None else None,
+            "terminator": share(terminator_cpu),
             "other_processes": round(other_pct, 1),
         },
     }
@@ -242,6 +252,16 @@ def server_figures(bench, target, before, after, new_jwts, minted, w):
     }
 
 
+def link_figures(bench, before, after, requests):
+    """The link to Apple: `plain`, or what the TLS terminator served during the run (link.AppleLink.since) and
+    its CPU per request."""
+    link = after["link"]
+    if link is not None:
+        link = dict(link, terminator_cpu_us_per_request=round((after["terminator"] - before["terminator"]) / requests * 1e6, 1)
+                    if requests else None)
+    return {"apple_link": bench.link.kind if bench.link else "plain", "link": link}
+
+
 def log_result(result, rps, ideal, spent):
     machine_busy, other_pct = spent[2], spent[6]
     log("  %.0f req/s%s, p50 %.1f ms, p99 %.1f ms, non-2xx %d, socket errors %d, %s us CPU/req, RSS %.0f MB, %d threads, "
@@ -251,6 +271,13 @@ def log_result(result, rps, ideal, spent):
             result["server_cpu_us_per_request"], result["server_peak_rss_mb"], result["server_threads_max"],
             machine_busy, other_pct,
             result["developer_jwts_total"], ", TOKENS WRAPPED %d times" % result["token_wraps"] if result["token_wraps"] else ""))
+    link = result.get("link")
+    if link:
+        log("  terminator: %d Apple calls on %d connections (%d new: %s per 10k calls; after the warm-up %d new, %s per 10k "
+            "calls, %s a minute), %s, %s, nginx %s us CPU/req" % (
+                link["calls"], link["connections_used"], link["new_connections"], link["new_connections_per_10k_calls"],
+                link["steady_new_connections"], link["steady_new_connections_per_10k_calls"], link["steady_new_connections_per_minute"],
+                link["protocols"], link["tls_versions"], link["terminator_cpu_us_per_request"]))
     if result["server_request_mean_ms"] is not None:
         log("  server's own means: request %s ms, Apple call %s ms, ledger call %s ms" % (
             result["server_request_mean_ms"], result["apple_call_mean_ms"], result["ledger_call_mean_ms"]))

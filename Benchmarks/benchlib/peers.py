@@ -35,10 +35,11 @@ def build_go_peer():
     return binary, version.strip()
 
 
-def go_peer_argv(binary, work, sandbox_url, signing_key, key_sha256, config):
+def go_peer_argv(binary, work, apple_args, signing_key, key_sha256, config):
     """The Go peer's command line: the same files as TwoBits' (Apple key, identity, the signing key `twobits keys
-    generate` wrote, the API key's digest), the same audience and promotion, the same limits on Apple calls."""
-    return [binary, "-listen", "127.0.0.1:0", "-apple-url", sandbox_url,
+    generate` wrote, the API key's digest), the same audience and promotion, the same limits on Apple calls;
+    `apple_args` are the link's (-apple-url, and -apple-ca-file over TLS: AppleLink.peer_url_args)."""
+    return [binary, "-listen", "127.0.0.1:0"] + list(apple_args) + [
             "-apple-key", os.path.join(work, "apple.p8"), "-team-id", TEAM_ID, "-key-id", KEY_ID,
             "-signing-key", signing_key, "-api-key-sha256", key_sha256,
             "-audience", config["tokens"]["audience"], "-promotion", PROMOTION_ID,

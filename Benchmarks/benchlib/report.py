@@ -4,7 +4,8 @@ generated sections of Benchmarks/README.md (between their markers)."""
 import json
 import os
 
-from .common import README, ROOT, fmt, log
+from .common import README, ROOT, fmt, log, median
+from .link import WARMUP_SECONDS
 
 README_START = "<!-- bench:results:start (written by bench.py --write-readme) -->"
 README_END = "<!-- bench:results:end -->"
@@ -16,16 +17,18 @@ LEDGER_LABELS = {"sqlite": "SQLite", "postgres": "PostgreSQL", "postgres-x2": "2
 
 def markdown(report):
     """A matrix run: where and how it ran, the runs, the Go peer's, the micro-benchmarks, the targets."""
-    return "\n".join(preamble(report) + runs_table(report) + peer_table(report) + micro_lines(report)
-                     + targets_table(report["targets"]) + [""])
+    return "\n".join(preamble(report) + runs_table(report) + peer_table(report) + link_table(report) + races_table(report)
+                     + micro_lines(report) + targets_table(report["targets"]) + [""])
 
 
 def preamble(report):
     m = report["machine"]
+    tls = report.get("apple_link", "plain") != "plain"
     lines = ["Measured %s on %s (%s logical CPUs, `nproc` %s; %s GB RAM), %s, kernel %s, %s; "
-             "load average %.1f at start. Every run shares the machine: wrk, the sandbox and the server." % (
+             "load average %.1f at start, %s at the end. Every run shares the machine: wrk, the sandbox%s and the server. Apple link: %s." % (
                  report["finished_at"], m["cpu_model"], m["nproc"], m["nproc_available"], m["memory_gb"], m["os"], m["kernel"],
-                 m["wrk"] or "wrk", m["loadavg_at_start"]), ""]
+                 m["wrk"] or "wrk", m["loadavg_at_start"], fmt(report.get("loadavg_at_end"), 1), ", the TLS terminator (nginx)" if tls else "",
+                 LINK_LABELS.get(report.get("apple_link", "plain"))), ""]
     others = sorted(r["cpu_share_pct"]["other_processes"] for r in report["runs"])
     lines.append("Each run lasts %d s; bench.py took %.0f s in all (%.0f s of it minting sandbox tokens). The server is restarted "
                  "for each scenario (peak RSS, threads and developer JWTs are per scenario)." % (
@@ -79,6 +82,90 @@ def peer_table(report):
             fmt(v["cpu_per_request_ratio"], 2), fmt(r["latency_p99_ms"], 1), fmt(g["latency_p99_ms"], 1),
             fmt(r["server_peak_rss_mb"], 0), fmt(g["server_peak_rss_mb"], 0), g["server_threads_max"],
             g["non_2xx"] + g["socket_errors"]))
+    lines.append("")
+    return lines
+
+
+LINK_LABELS = {"plain": "plaintext HTTP/1.1 to the sandbox", "tls-h2": "TLS + HTTP/2 (fake Apple, nginx)",
+               "tls-h1": "TLS + HTTP/1.1 only (fake Apple, nginx)"}
+
+
+def link_table(report):
+    """Over a TLS link: per run, what the terminator counted for each server (the same count for both)."""
+    rows = [r for r in report["runs"] if r.get("link")]
+    if not rows:
+        return []
+    lines = ["The link to Apple: %s. Counted by the terminator from its access log, per run: the Apple calls it served, the "
+             "client connections they came on, and the connections opened during the run (one TLS handshake each), per "
+             "10,000 calls; then the same after the run's first %.0f s (steady: the load's first connections left out), and "
+             "per minute." % (LINK_LABELS.get(report.get("apple_link"), report.get("apple_link")), WARMUP_SECONDS), "",
+             "| Scenario | Apple latency | Conc. | server | Apple calls | connections | new connections | new per 10k calls "
+             "| steady: new | per 10k calls | per minute | calls per connection | HTTP | TLS | nginx CPU µs/req |",
+             "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---:|"]
+    c = conc(report)
+    for r in rows:
+        for name, x in (("TwoBits", r), ("Go", r.get("peer"))):
+            link = x.get("link") if x else None
+            if not link:
+                continue
+            lines.append("| %s | %d ms | %s | %s | %d | %d | %d | %s | %d | %s | %s | %s | %s | %s | %s |" % (
+                r["route"], r["latency_ms"], c(r), name, link["calls"], link["connections_used"], link["new_connections"],
+                fmt(link["new_connections_per_10k_calls"], 1), link["steady_new_connections"],
+                fmt(link["steady_new_connections_per_10k_calls"], 1), fmt(link["steady_new_connections_per_minute"], 1),
+                fmt(link["calls_per_connection"], 0),
+                ", ".join("%s %d" % kv for kv in sorted(link["protocols"].items())),
+                ", ".join("%s %d" % kv for kv in sorted(link["tls_versions"].items())), fmt(link["terminator_cpu_us_per_request"], 0)))
+    lines.append("")
+    return lines
+
+
+def spread_text(values, digits):
+    """"12.3" for one value, "12.3 (11.0-14.2)" (median, range) for several; "n/a" for none."""
+    values = [v for v in values if v is not None]
+    if not values:
+        return "n/a"
+    if len(values) == 1:
+        return fmt(float(values[0]), digits)
+    return "%s (%s-%s)" % (fmt(float(median(values)), digits), fmt(float(min(values)), digits), fmt(float(max(values)), digits))
+
+
+def races_table(report):
+    """Each row raced against the Go peer, over its races: medians with their range."""
+    paired = [r for r in report["runs"] if r.get("peer")]
+    if not paired:
+        return []
+    keys = []
+    for r in paired:
+        key = (r["scenario"], r["latency_ms"], r["concurrency"])
+        if key not in keys:
+            keys.append(key)
+    tls = any(r.get("link") for r in paired)
+    lines = ["Per row, TwoBits against the Go peer over %s: the median of its races with the range in brackets "
+             "(ratios TwoBits ÷ Go)." % LINK_LABELS.get(report.get("apple_link"), "the same link"), "",
+             "| Scenario | Apple latency | Conc. | races | CPU ratio | req/s ratio | TwoBits CPU µs/req | Go CPU µs/req | TwoBits req/s | Go req/s "
+             "| TwoBits p50 ms | Go p50 ms | TwoBits p99 ms | Go p99 ms" + (" | TwoBits new conns per 10k calls | Go new conns per 10k calls" if tls else "")
+             + " | errors (TwoBits, Go) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if tls else "") + "---|"]
+    for scenario, latency, concurrency in keys:
+        rs = [r for r in paired if (r["scenario"], r["latency_ms"], r["concurrency"]) == (scenario, latency, concurrency)]
+        gs = [r["peer"] for r in rs]
+
+        def col(xs, field, digits=0):
+            return spread_text([x[field] for x in xs], digits)
+
+        def conns(xs):
+            return "%s; steady %s" % (spread_text([(x.get("link") or {}).get("new_connections_per_10k_calls") for x in xs], 1),
+                                      spread_text([(x.get("link") or {}).get("steady_new_connections_per_10k_calls") for x in xs], 1))
+
+        errors = "%d, %d" % (sum(x["non_2xx"] + x["socket_errors"] for x in rs), sum(x["non_2xx"] + x["socket_errors"] for x in gs))
+        lines.append("| %s | %d ms | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%s %s |" % (
+            rs[0]["route"], latency, concurrency, len(rs),
+            spread_text([r["vs_peer"]["cpu_per_request_ratio"] for r in rs], 2),
+            spread_text([r["vs_peer"]["throughput_ratio"] for r in rs], 2),
+            col(rs, "server_cpu_us_per_request"), col(gs, "server_cpu_us_per_request"),
+            col(rs, "requests_per_second"), col(gs, "requests_per_second"),
+            col(rs, "latency_p50_ms", 1), col(gs, "latency_p50_ms", 1), col(rs, "latency_p99_ms", 1), col(gs, "latency_p99_ms", 1),
+            (" %s | %s |" % (conns(rs), conns(gs))) if tls else "", errors))
     lines.append("")
     return lines
 

@@ -1,8 +1,10 @@
 """The benchmark harness must not rot: `Benchmarks/bench.py --smoke` runs one short wrk run per scenario
 (sandbox latency 50 ms, concurrency 64) and exits non-zero on any error, on running out of pre-minted
-tokens, or when the sandbox saw more than one developer JWT.
+tokens, or when the sandbox saw more than one developer JWT; over the TLS fake Apple (`--apple-link`), also when
+a call did not go through the terminator over the link's HTTP version.
 
-Needs wrk (`.ci/install-deps.sh` installs it) and TWOBITS_BIN pointing at a release build.
+Needs wrk (`.ci/install-deps.sh` installs it) and TWOBITS_BIN pointing at a release build; the TLS runs also need
+nginx and root (Tests/tls/fake_apple.py).
 """
 import glob
 import json
@@ -81,3 +83,27 @@ def test_bench_smoke_runs_clean_on_two_replicas_sharing_postgres():
         # Both replicas called Apple: each signed its own developer JWT.
         assert r["developer_jwts_total"] == 2, r
         assert r["server_statuses"], r
+
+
+@pytest.mark.skipif(shutil.which("wrk") is None or shutil.which("nginx") is None, reason="wrk and nginx are needed (.ci/install-deps.sh --test)")
+@pytest.mark.skipif(os.geteuid() != 0, reason="the TLS link runs the server in a private mount namespace: root only")
+@pytest.mark.parametrize("link, protocol", [("tls-h2", "HTTP/2.0"), ("tls-h1", "HTTP/1.1")])
+def test_bench_smoke_runs_over_the_tls_fake_apple(link, protocol):
+    """`--apple-link tls-h2|tls-h1`: the fallback's Apple calls went to Apple's development host name through nginx,
+    over TLS and the link's HTTP version, with the certificate verified (a refused one would fail every request),
+    and the terminator's count of calls and connections is in the report."""
+    report, _ = run_smoke(["--apple-link", link, "--scenarios", "fallback"], 60)
+    assert report["apple_link"] == link
+    [run] = report["runs"]
+    figures = run["link"]
+    assert run["apple_link"] == link and figures["link"] == link, run
+    # Every Apple call the sandbox saw came through the terminator (a few may still be in flight at either count).
+    assert figures["calls"] > 0 and abs(figures["calls"] - run["apple_calls_seen"]) <= run["concurrency"], (figures, run["apple_calls_seen"])
+    assert figures["protocols"] == {protocol: figures["calls"]}, figures
+    # 499: calls abandoned by the server when wrk stopped and their requests went away (at most one per connection).
+    statuses = dict(figures["statuses"])
+    assert statuses.pop("499", 0) <= run["concurrency"] and set(statuses) == {"200"}, figures
+    assert set(figures["tls_versions"]) <= {"TLSv1.2", "TLSv1.3"}, figures
+    # Connections are kept: many calls per connection, over HTTP/1.1 too.
+    assert 1 <= figures["connections_used"] <= run["concurrency"] and figures["calls_per_connection"] > 5, figures
+    assert figures["new_connections_per_10k_calls"] is not None and figures["terminator_cpu_us_per_request"] > 0, figures

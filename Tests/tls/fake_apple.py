@@ -49,9 +49,10 @@ APPLE_HOSTS = [
 ]
 VARIANTS = ["good", "http1", "expired", "self_signed", "wrong_host", "other_ca", "tls11", "stall"]
 STREAMS_PER_CONNECTION = 100
-# What nginx writes per request: enough to tell the host, the HTTP version and the TLS connection of each call.
-LOG_FIELDS = ["server_addr", "host", "protocol", "connection", "connection_requests", "status", "method", "uri", "ssl_protocol"]
-LOG_FORMAT = "$server_addr $host $server_protocol $connection $connection_requests $status $request_method $uri $ssl_protocol"
+# What nginx writes per request: enough to tell the host, the HTTP version and the TLS connection of each call, and
+# when it ended (seconds since the epoch: Benchmarks/benchlib/link.py tells a run's start from its steady state).
+LOG_FIELDS = ["server_addr", "host", "protocol", "connection", "connection_requests", "status", "method", "uri", "ssl_protocol", "msec"]
+LOG_FORMAT = "$server_addr $host $server_protocol $connection $connection_requests $status $request_method $uri $ssl_protocol $msec"
 
 
 def _name(common_name):
