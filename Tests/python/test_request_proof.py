@@ -180,6 +180,11 @@ def test_malformed_calls_are_400_and_each_verdict_is_counted(deployment):
     metrics = deployment.get("/metrics").raw.decode()
     assert 'twobits_app_attest_request_proofs_total{result="refused",reason="path_mismatch"}' in metrics
     assert 'twobits_app_attest_request_proofs_total{result="valid",reason="none"}' in metrics
+    # And in the console's overview, per hour.
+    overview = deployment.get("/v1/admin/overview", client="ops")
+    assert overview.status == 200, overview
+    hours = overview.json["request_proofs_per_hour"]
+    assert sum(h["valid"] for h in hours) >= 1 and sum(h["refused"].get("path_mismatch", 0) for h in hours) >= 1, hours
 
 
 def test_without_an_app_attest_section_the_verdict_route_says_so(twobits):

@@ -82,6 +82,7 @@ struct UseCaseMetrics: UseCaseEvents {
 
     func requestProofVerified(refusal: RequestProofRefusalReason?) {
         registry.increment(.appAttestRequestProofs, refusal == nil ? "valid" : "refused", refusal?.rawValue ?? "none")
+        statistics.count(OverviewReport.proofFamily, "appattest", refusal?.rawValue ?? "valid")
     }
 
     func requestProofUnanswered(_ error: RequestProofError) {
