@@ -153,6 +153,22 @@ def test_a_banned_device_is_refused_and_the_proof_stays_usable(deployment):
     valid(verify(deployment, artifact, headers, device_token=deployment.mint(deployment.new_device())))
 
 
+def test_apple_unavailable_for_the_device_token_is_a_503_without_a_verdict_and_the_proof_stays_usable(deployment):
+    key_id, artifact = aa.attested(deployment)
+    headers = sign(deployment, key_id, proof_challenge(deployment))
+    token = deployment.mint(deployment.new_device())
+    assert deployment.sandbox("POST", "/sandbox/v1/faults", {"kind": "status", "status": 503, "count": 1000}).status == 201
+    try:
+        answer = verify(deployment, artifact, headers, device_token=token)
+        assert answer.status == 503 and answer.error_code == "apple_unavailable", answer
+        assert answer.headers.get("Retry-After"), answer
+    finally:
+        assert deployment.sandbox("DELETE", "/sandbox/v1/faults").status == 200
+    valid(verify(deployment, artifact, headers, device_token=token))
+    metrics = deployment.get("/metrics").raw.decode()
+    assert 'twobits_app_attest_request_proofs_total{result="unanswered",reason="apple_unavailable"}' in metrics
+
+
 def test_two_verifications_of_one_proof_at_once_give_one_valid_verdict(deployment):
     key_id, artifact = aa.attested(deployment)
     for _ in range(5):
