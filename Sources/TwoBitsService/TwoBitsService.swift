@@ -148,6 +148,7 @@ public final class TwoBitsService: Sendable {
         let replicas = LiveReplicas()
         self.replicas = replicas
         AppAttestController(exchange: appAttest, replicas: replicas, receipts: ledger).register(in: &table)
+        RequestProofController(proofs: appAttest.map(RequestProofService.init(exchange:))).register(in: &table)
         ConsoleController().register(in: &table)
         self.routes = table
 

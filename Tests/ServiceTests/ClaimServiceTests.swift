@@ -30,6 +30,8 @@ struct SilentEvents: UseCaseEvents {
     func pendingActionApplied(_ kind: PendingDeviceAction.Kind) {}
     func tokenVerified(failure: TokenVerifier.Failure?) {}
     func limitedUseTokenConsumed(first: Bool) {}
+    func requestProofVerified(refusal: RequestProofRefusalReason?) {}
+    func requestProofUnanswered(_ error: RequestProofError) {}
 }
 
 /// An idempotency store over a real SQLite ledger whose `recordIntent` fails while `failingIntents` is set.

@@ -65,6 +65,23 @@ import UseCases
         #expect(report.app_attest_adoption_per_hour == expected)
     }
 
+    @Test func requestProofsAreSummedPerHourValidAndRefusedByReason() {
+        let hour = StatisticIncrement.hour(of: now)
+        let s = { (out: String, h: Int64, n: Int64) in
+            StatisticIncrement(family: OverviewReport.proofFamily, subject: "appattest", outcome: out, bucket: 0, hour: h, count: n)
+        }
+        let report = OverviewReport(statistics: [
+            s("valid", hour, 7), s("payload_mismatch", hour, 2), s("path_mismatch", hour, 1), s("valid", hour - 3_600, 3),
+            s("valid", hour - 30 * 3_600, 9),                                                                      // older than 24 hours
+            StatisticIncrement(family: "token", subject: "appattest", outcome: "issued", hour: hour, count: 5),   // tokens are not proofs
+        ], pendingBans: 0, keys: [], dropped: 0, now: now)
+        let expected: [OverviewReport.ProofHour] = [
+            OverviewReport.ProofHour(hour: "2027-01-15T07:00Z", valid: 3, refused: [:]),
+            OverviewReport.ProofHour(hour: "2027-01-15T08:00Z", valid: 7, refused: ["payload_mismatch": 2, "path_mismatch": 1]),
+        ]
+        #expect(report.request_proofs_per_hour == expected)
+    }
+
     @Test func theOverviewShowsWhatJustHappenedThroughTheServer() async throws {
         try await withService { h in
             let device = h.freshDevice()

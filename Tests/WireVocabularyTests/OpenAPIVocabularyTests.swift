@@ -69,6 +69,7 @@ import WireVocabulary
             "App Attest refusals": AppAttestRefusalReason.all.map(\.rawValue),
             "token verification": TokenVerificationFailure.allCases.map(\.rawValue),
             "promotion eligibility": PromotionEligibilityReason.allCases.map(\.rawValue),
+            "request proof refusals": RequestProofRefusalReason.all.map(\.rawValue),
         ]
         let reasons = Self.enums(try Self.openAPIText()).filter { $0.property == WireField.reason }
         var matched: Set<String> = []
@@ -79,6 +80,7 @@ import WireVocabulary
         }
         #expect(matched == Set(lists.keys), "lists the document no longer enumerates: \(Set(lists.keys).subtracting(matched))")
         #expect(Set(AppAttestRefusalReason.all).count == AppAttestRefusalReason.all.count, "a reason listed twice")
+        #expect(Set(RequestProofRefusalReason.all).count == RequestProofRefusalReason.all.count, "a reason listed twice")
     }
 
     @Test func tiersAndFallbackReasonsAreTheVocabularys() throws {

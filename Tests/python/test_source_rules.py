@@ -283,11 +283,11 @@ CODE_LITERALS_ALLOWED = {
 
 
 def vocabulary_codes():
-    """The error codes and App Attest refusal reasons, read from the vocabulary's source."""
+    """The error codes, App Attest refusal reasons and request-proof reasons, read from the vocabulary's source."""
     codes = set()
     for path in VOCABULARY_SOURCES.glob("*.swift"):
         text = path.read_text()
-        codes |= set(re.findall(r'(?:APIErrorCode|AppAttestRefusalReason)\(rawValue: "([a-z0-9_]+)"\)', text))
+        codes |= set(re.findall(r'(?:APIErrorCode|AppAttestRefusalReason|RequestProofRefusalReason)\(rawValue: "([a-z0-9_]+)"\)', text))
         if path.name == "AppAttestFailureReason.swift":
             codes |= set(re.findall(r'case \w+ = "([a-z0-9_]+)"', text))
     return codes - NOT_ON_THE_WIRE

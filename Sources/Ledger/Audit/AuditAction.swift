@@ -18,6 +18,9 @@ public enum AuditAction: String, Sendable, CaseIterable, Codable {
     case keysActivated = "keys.activated"
     /// An App Attest key revoked by an admin: its further assertions are refused.
     case appAttestRevoke = "app_attest.revoke"
+    /// A request proof refused although the key signed it (a body, method or path other than the request's, a
+    /// replay, a ban, the risk policy): the reason and the key id, never the body or its digest.
+    case appAttestProofRefused = "app_attest.proof_refused"
 
     /// A ban or unban ordered by install id, recorded when ordered.
     public static func pending(_ kind: PendingDeviceAction.Kind) -> AuditAction {

@@ -38,7 +38,9 @@ struct AppAttestController: Sendable {
             let installID = try body.installID()
             var purpose = AppAttestEnrollment.Purpose.attestation
             if let text = try body.optionalString("purpose") {
-                guard let named = AppAttestEnrollment.Purpose(rawValue: text) else { throw .badRequest("purpose must be attestation or assertion") }
+                guard let named = AppAttestEnrollment.Purpose(rawValue: text) else {
+                    throw .badRequest("purpose must be one of " + AppAttestEnrollment.Purpose.allCases.map(\.rawValue).joined(separator: ", "))
+                }
                 purpose = named
             }
             // Decided first, because binding: a challenge answered `enroll: false` (or asked for an assertion) is
@@ -46,9 +48,14 @@ struct AppAttestController: Sendable {
             // this costs one attestation's room under the cap.
             let enroll = enrollment?.enroll(installID: installID, purpose: purpose) ?? true
             let challenge: IssuedChallenge
-            do throws(AppAttestExchangeError) {
-                challenge = try await exchange.challenge(forAttestation: enroll && purpose == .attestation)
-            } catch { throw APIError(error, step: .challenge) }
+            if purpose == .requestProof {
+                // Its own kind: serves one request proof, never an attestation or a token's assertion (RequestProofService).
+                do throws(RequestProofError) { challenge = try await RequestProofService(exchange: exchange).challenge() } catch { throw APIError(error) }
+            } else {
+                do throws(AppAttestExchangeError) {
+                    challenge = try await exchange.challenge(forAttestation: enroll && purpose == .attestation)
+                } catch { throw APIError(error, step: .challenge) }
+            }
             struct Answer: Encodable { let challenge: String; let expires_in: Int; let enroll: Bool }
             return .json(201, Answer(challenge: challenge.value, expires_in: max(0, Int(challenge.expiresAt.timeIntervalSinceNow.rounded())),
                                      enroll: enroll))

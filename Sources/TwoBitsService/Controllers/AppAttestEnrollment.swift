@@ -5,8 +5,9 @@ import UseCases
 /// Advisory: an app that already holds an attested key asserts whatever it says, and attestations are
 /// verified alike either way; it spreads the first attestations over time and keeps them under Apple's rate.
 struct AppAttestEnrollment: Sendable {
-    /// What the challenge is for, as the app says (`purpose`); an assertion never reaches Apple, so it takes no room under the cap.
-    enum Purpose: String, Sendable { case attestation, assertion }
+    /// What the challenge is for, as the app says (`purpose`); an assertion or a request proof never reaches Apple, so it
+    /// takes no room under the cap.
+    enum Purpose: String, Sendable, CaseIterable { case attestation, assertion, requestProof = "request_proof" }
 
     let rollout: AppAttestRollout?
     let cap: AttestationCap?

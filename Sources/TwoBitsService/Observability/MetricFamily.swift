@@ -82,6 +82,9 @@ extension MetricFamily {
     public static let appAttestReceiptRefreshes = MetricFamily("twobits_app_attest_receipt_refreshes_total", .counter,
                                                         "App Attest receipt renewals at Apple's risk-metric service by outcome (docs/app-attest.md)",
                                                         labels: ["outcome"])
+    public static let appAttestRequestProofs = MetricFamily("twobits_app_attest_request_proofs_total", .counter,
+                                                     "Request proofs judged: valid, refused (by reason) or unanswered (storage or Apple unavailable)",
+                                                     labels: ["result", "reason"])
     public static let appAttestKeysMetricUnknown = MetricFamily("twobits_app_attest_keys_metric_unknown", .gauge,
                                                          "App Attest keys used in the last 30 days still without a risk metric app_attest.risk.unknown_metric_grace_seconds after attestation (read from the ledger at most once a minute)")
 
@@ -106,6 +109,6 @@ extension MetricFamily {
         manualBans, pendingBansApplied, fallbackTokensIssued, fallbackExchangesRefused, fallbackVerifications, fallbackConsumes,
         httpRequestSeconds, httpRequestsInFlight, httpMaxConnections, readinessCheck, signingKeyAge, ledgerCallSeconds,
         unsavedResolutions, appAttestRefusals, appAttestFallbackReasons, appAttestReceiptRefreshes, liveReplicas,
-        appAttestKeysMetricUnknown,
+        appAttestKeysMetricUnknown, appAttestRequestProofs,
     ]
 }

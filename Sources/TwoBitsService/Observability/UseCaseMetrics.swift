@@ -79,4 +79,14 @@ struct UseCaseMetrics: UseCaseEvents {
     func limitedUseTokenConsumed(first: Bool) {
         registry.increment(.fallbackConsumes, first ? "consumed" : "reused")
     }
+
+    func requestProofVerified(refusal: RequestProofRefusalReason?) {
+        registry.increment(.appAttestRequestProofs, refusal == nil ? "valid" : "refused", refusal?.rawValue ?? "none")
+        statistics.count(OverviewReport.proofFamily, "appattest", refusal?.rawValue ?? "valid")
+    }
+
+    func requestProofUnanswered(_ error: RequestProofError) {
+        let answer = APIError(error)
+        registry.increment(.appAttestRequestProofs, "unanswered", (answer.status == 503 ? .appleUnavailable : answer.code).rawValue)
+    }
 }

@@ -33,6 +33,13 @@ struct OverviewReport: Encodable {
         var strong_share: Double?
     }
 
+    /// One hour of request proofs (docs/app-attest.md, "Request proof"): valid verdicts, and refusals by reason.
+    struct ProofHour: Encodable, Equatable {
+        let hour: String
+        var valid: Int64 = 0
+        var refused: [String: Int64] = [:]
+    }
+
     struct AppleCalls: Encodable, Equatable {
         let endpoint: String
         let outcome: String
@@ -54,6 +61,7 @@ struct OverviewReport: Encodable {
     let claims_per_day: [ClaimDay]
     let fallback_tokens_per_hour: [TokenHour]
     let app_attest_adoption_per_hour: [AdoptionHour]
+    let request_proofs_per_hour: [ProofHour]
     let apple_calls: [AppleCalls]
     let signing_keys: [SigningKey]
     /// Counts kept in memory and dropped because the ledger refused writes for too long (normally 0).
@@ -68,6 +76,8 @@ struct OverviewReport: Encodable {
     static let fallbackTiers: Set<String> = ["devicecheck", "debug"]
     /// The family of the fallback reasons apps give (`app_attest_status`): subject the reason, outcome `issued`.
     static let adoptionFamily = "app_attest_fallback"
+    /// The family of request-proof verdicts: subject `appattest`, outcome `valid` or the refusal's reason.
+    static let proofFamily = "request_proof"
 
     init(statistics: [StatisticIncrement], pendingBans: Int, keys: [SigningKeyStatus], dropped: Int, now: Date) {
         generated_at = Self.iso(now)
@@ -79,6 +89,7 @@ struct OverviewReport: Encodable {
         var days: [String: ClaimDay] = [:]
         var hours: [Int64: TokenHour] = [:]
         var adoption: [Int64: AdoptionHour] = [:]
+        var proofs: [Int64: ProofHour] = [:]
         var apple: [String: (endpoint: String, outcome: String, count: Int64, buckets: [Int: Int64])] = [:]
         for s in statistics {
             switch s.family {
@@ -103,6 +114,10 @@ struct OverviewReport: Encodable {
                 var hour = adoption[s.hour] ?? AdoptionHour(hour: Self.hourLabel(s.hour))
                 hour.fallback_by_reason[s.subject, default: 0] += s.count
                 adoption[s.hour] = hour
+            case Self.proofFamily where s.hour >= hourStart:
+                var hour = proofs[s.hour] ?? ProofHour(hour: Self.hourLabel(s.hour))
+                if s.outcome == "valid" { hour.valid += s.count } else { hour.refused[s.outcome, default: 0] += s.count }
+                proofs[s.hour] = hour
             case "apple" where s.hour >= hourStart:
                 let key = s.subject + " " + s.outcome
                 var entry = apple[key] ?? (s.subject, s.outcome, 0, [:])
@@ -123,6 +138,7 @@ struct OverviewReport: Encodable {
             hour.strong_share = total > 0 ? Double(hour.strong_tier) / Double(total) : nil
             return hour
         }.filter { $0.strong_tier > 0 || $0.fallback > 0 || !$0.fallback_by_reason.isEmpty }.sorted { $0.hour < $1.hour }
+        request_proofs_per_hour = proofs.values.sorted { $0.hour < $1.hour }
         apple_calls = apple.values.sorted { ($0.endpoint, $0.outcome) < ($1.endpoint, $1.outcome) }.map { entry in
             AppleCalls(endpoint: entry.endpoint, outcome: entry.outcome, count: entry.count,
                        p50_ms: Self.percentile(0.50, entry.buckets), p99_ms: Self.percentile(0.99, entry.buckets))

@@ -106,6 +106,11 @@ public struct AppAttestService: Sendable {
     public func commit(_ assertion: VerifiedKeyAssertion) async throws(AppAttestError) -> AppAttestKeyRecord {
         // Either kind serves an assertion: apps that predate `purpose` post `{}` for every challenge.
         try await consume(assertion.challenge, digests: [Self.assertionOnlyDigest(assertion.challenge), Self.digest(assertion.challenge)], now: now())
+        return try await advance(assertion)
+    }
+
+    /// Moves the key's counter to the assertion's, atomically; its challenge already used.
+    func advance(_ assertion: VerifiedKeyAssertion) async throws(AppAttestError) -> AppAttestKeyRecord {
         var key = assertion.key
         let advance: CounterAdvance
         do { advance = try await ledger.advanceAppAttestCounter(keyID: key.keyID, to: assertion.counter, now: now()) } catch { throw .storage(error) }
@@ -129,7 +134,7 @@ public struct AppAttestService: Sendable {
     }
 
     /// Uses the challenge up under the first of `digests` the ledger holds (one of them at most was stored).
-    private func consume(_ challenge: String, digests: [String], now: Date) async throws(AppAttestError) {
+    func consume(_ challenge: String, digests: [String], now: Date) async throws(AppAttestError) {
         for digest in digests {
             let used: Bool
             do { used = try await ledger.consumeAppAttestChallenge(digest: digest, now: now) } catch { throw .storage(error) }

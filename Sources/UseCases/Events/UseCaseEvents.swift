@@ -22,4 +22,8 @@ public protocol UseCaseEvents: Sendable {
     func tokenVerified(failure: TokenVerifier.Failure?)
     /// A limited-use token was consumed: `first` is false when it had been consumed before.
     func limitedUseTokenConsumed(first: Bool)
+    /// A request proof was judged: `refusal` is nil when it is valid.
+    func requestProofVerified(refusal: RequestProofRefusalReason?)
+    /// A request proof got no verdict (storage, or Apple for its device token).
+    func requestProofUnanswered(_ error: RequestProofError)
 }

@@ -390,6 +390,18 @@ async function loadOverview() {
         .concat(a.fallback_unreported ? ["no reason given: " + a.fallback_unreported] : []).join(", ") || "none" }], adoption));
   } else parts.push(el("p", {}, "No tokens yet."));
 
+  // Request proofs (requests signed by an attested key): valid verdicts, and refusals by reason.
+  const proofs = o.request_proofs_per_hour || [];
+  parts.push(el("h3", {}, "Request proofs per hour"));
+  if (proofs.length) {
+    const refusedProofs = (p) => Object.values(p.refused || {}).reduce((a, b) => a + b, 0);
+    parts.push(barChart("Request proofs valid and refused per hour", proofs.map((p) => p.hour),
+      [{ name: "valid", className: "bar-a", values: proofs.map((p) => p.valid) },
+       { name: "refused", className: "bar-b", values: proofs.map(refusedProofs) }]));
+    parts.push(table([{ title: "Hour", value: (p) => p.hour }, { title: "Valid", value: (p) => p.valid },
+      { title: "Refused by reason", value: (p) => Object.entries(p.refused || {}).map(([r, n]) => r + ": " + n).join(", ") || "none" }], proofs));
+  } else parts.push(el("p", {}, "No request proofs yet."));
+
   parts.push(el("h3", {}, "Apple calls (last 24 h)"));
   parts.push(table([{ title: "Endpoint", value: (a) => a.endpoint }, { title: "Outcome", value: (a) => a.outcome },
     { title: "Count", value: (a) => a.count }, { title: "p50 ms", value: (a) => a.p50_ms }, { title: "p99 ms", value: (a) => a.p99_ms }],
