@@ -66,6 +66,14 @@ CURLcode twobits_easy_setopt_opensocket(CURL *h, twobits_curl_opensocket_fn f) {
 
 CURLcode twobits_easy_setopt_closesocket(CURL *h, twobits_curl_closesocket_fn f) { return curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, f); }
 
+CURLcode twobits_easy_setopt_prereq(CURL *h, twobits_curl_prereq_fn f) { return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, f); }
+
+curl_socket_t twobits_easy_active_socket(CURL *h) {
+    curl_socket_t s = CURL_SOCKET_BAD;
+    if (curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &s) != CURLE_OK) return CURL_SOCKET_BAD;
+    return s;
+}
+
 curl_socket_t twobits_curl_open_socket(struct curl_sockaddr *address) {
     return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
 }

@@ -302,3 +302,65 @@ def test_a_ca_file_of_the_system_bundle_and_a_proxys_ca_trusts_both(world, serve
     server = servers("good", apple={"ca_file": str(bundle)}).start()
     _, token = device_token(world)
     assert server.exchange(token).status == 201
+
+
+WRK_SCRIPT = REPO / "Benchmarks" / "wrk" / "device_tokens.lua"
+
+
+def fresh_tokens(world, count):
+    deployment, _ = world
+    tokens = []
+    while len(tokens) < count:
+        answer = deployment.sandbox("POST", "/sandbox/v1/device-tokens", {"count": min(10_000, count - len(tokens))})
+        assert answer.status == 201, answer
+        tokens += answer.json["device_tokens"]
+    return tokens
+
+
+def load(world, server, tmp_path, tokens, in_flight, seconds, latency_ms):
+    """`in_flight` exchanges at once for `seconds` (wrk, each a fresh token), the sandbox answering Apple's calls after
+    `latency_ms`: `in_flight` Apple calls on the wire at once. Returns wrk's BENCH_JSON report."""
+    deployment, _ = world
+    token_file = tmp_path / "tokens.txt"
+    token_file.write_text("\n".join(tokens) + "\n")
+    assert deployment.sandbox("PUT", "/sandbox/v1/latency", {"milliseconds": latency_ms}).status == 200
+    try:
+        result = subprocess.run(["wrk", "-t2", f"-c{in_flight}", f"-d{seconds}s", "--timeout", "10s", "-s", str(WRK_SCRIPT), server.url,
+                                 "--", str(token_file), deployment.api_keys["main"], "2", "/v1/fallback-tokens"],
+                                capture_output=True, text=True, timeout=seconds + 60)
+    finally:
+        deployment.sandbox("PUT", "/sandbox/v1/latency", {"milliseconds": 0})
+    line = next((l for l in result.stdout.splitlines() if l.startswith("BENCH_JSON ")), None)
+    assert line, result.stdout + result.stderr
+    return json.loads(line[len("BENCH_JSON "):])
+
+
+def connections_opened(metrics, host=DEVICECHECK_HOST):
+    found = re.search(r'twobits_apple_connections_opened_total\{host="%s"\} (\d+)' % re.escape(host), metrics)
+    return int(found.group(1)) if found else 0
+
+
+def test_at_256_in_flight_over_a_100_stream_limit_calls_share_a_few_connections(world, servers, tmp_path):
+    """256 Apple calls on the wire at once (two loops: 128 each, over nginx's 100 streams per connection): each loop
+    needs two connections, and calls beyond a connection's streams wait for a stream or the second connection, never
+    for a connection of their own; none fails for it."""
+    server = servers("good", threads=2).start()
+    tokens = fresh_tokens(world, 20_000)
+    first = server.exchange(tokens.pop())
+    assert first.status == 201, first
+    before = len(server.requests())
+    report = load(world, server, tmp_path, tokens, in_flight=256, seconds=5, latency_ms=50)
+    entries = [e for e in new_entries(server, before, at_least=1000) if e["uri"].startswith("/v1/")]
+    metrics = server.metrics()
+    calls = len(entries)
+    connections = {e["connection"] for e in entries}
+    print(f"{calls} Apple calls over {len(connections)} TLS connections; wrk: {report}")
+    assert calls >= 1000, report
+    assert all(e["protocol"] == "HTTP/2.0" and e["status"] == "200" for e in entries), entries[:5]
+    # Two loops, 128 calls each on a 100-stream limit: two connections per loop, a spare one at most.
+    assert len(connections) <= 6, f"{calls} calls over {len(connections)} TLS connections"
+    # What the server counts itself agrees with what nginx saw.
+    assert connections_opened(metrics) == len(connections), metrics
+    # None failed for want of a stream (the calls wrk left in flight when it stopped were cancelled, not failed).
+    assert report["errors"]["status"] == 0 and report["errors"]["timeout"] == 0, report
+    assert not re.search(r'twobits_http_requests_total\{route="/v1/fallback-tokens",status="5\d\d"\}', metrics), metrics
