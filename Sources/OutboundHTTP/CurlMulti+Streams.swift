@@ -29,7 +29,6 @@ extension CurlMulti {
                     next.finish(.failure(.timedOut))
                     continue
                 }
-                if !hosts[origin]!.multiplexed { twobits_easy_setopt_long(next.easy, CURLOPT_PIPEWAIT, 0) }
                 startAdmitted(next)
             }
         }

@@ -75,8 +75,6 @@ final class CurlMulti {
             }
             hosts[transfer.origin] = host
             guard admitted else { return }
-            // An HTTP/1.1 host: a call that waited for a connection still being set up would run the calls one at a time.
-            if !host.multiplexed { twobits_easy_setopt_long(transfer.easy, CURLOPT_PIPEWAIT, 0) }
         }
         startAdmitted(transfer)
     }

@@ -364,3 +364,20 @@ def test_at_256_in_flight_over_a_100_stream_limit_calls_share_a_few_connections(
     # None failed for want of a stream (the calls wrk left in flight when it stopped were cancelled, not failed).
     assert report["errors"]["status"] == 0 and report["errors"]["timeout"] == 0, report
     assert not re.search(r'twobits_http_requests_total\{route="/v1/fallback-tokens",status="5\d\d"\}', metrics), metrics
+
+
+def test_an_http1_only_host_under_load_keeps_its_connections_alive(world, servers, tmp_path):
+    """64 calls in flight to a host without HTTP/2: one connection per call in flight (at most apple.max_connections
+    per loop), each kept alive and used again, never one handshake per call."""
+    server = servers("http1", threads=2).start()
+    tokens = fresh_tokens(world, 8_000)
+    before = len(server.requests())
+    report = load(world, server, tmp_path, tokens, in_flight=64, seconds=3, latency_ms=50)
+    entries = [e for e in new_entries(server, before, at_least=500) if e["uri"].startswith("/v1/")]
+    connections = {e["connection"] for e in entries}
+    print(f"{len(entries)} Apple calls over {len(connections)} HTTP/1.1 connections; wrk: {report}")
+    assert len(entries) >= 500 and all(e["protocol"] == "HTTP/1.1" for e in entries), entries[:5]
+    assert len(connections) <= 2 * 64, f"{len(entries)} calls over {len(connections)} connections"
+    assert len(entries) >= 10 * len(connections), f"{len(entries)} calls over {len(connections)} connections"
+    assert connections_opened(server.metrics()) == len(connections)
+    assert report["errors"]["status"] == 0 and report["errors"]["timeout"] == 0, report
