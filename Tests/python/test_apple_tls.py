@@ -381,3 +381,59 @@ def test_an_http1_only_host_under_load_keeps_its_connections_alive(world, server
     assert len(entries) >= 10 * len(connections), f"{len(entries)} calls over {len(connections)} connections"
     assert connections_opened(server.metrics()) == len(connections)
     assert report["errors"]["status"] == 0 and report["errors"]["timeout"] == 0, report
+
+
+def run_concurrently(calls, threads):
+    """`calls` (callables) on `threads` threads; their results, in no particular order."""
+    results = []
+    lock = threading.Lock()
+
+    def work(chunk):
+        for call in chunk:
+            result = call()
+            with lock:
+                results.append(result)
+    workers = [threading.Thread(target=work, args=(calls[i::threads],)) for i in range(threads)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join(timeout=120)
+    return results
+
+
+def test_a_goaway_after_a_connections_requests_is_retried_and_never_fails_a_call(world, servers):
+    """nginx ends each HTTP/2 connection with GOAWAY after 10 requests: the calls caught on a closing connection
+    are retried (validate, query, update alike), every answer is Apple's, and the connections are replaced."""
+    deployment, _ = world
+    server = servers("goaway", threads=2).start()
+    devices = [device_token(world) for _ in range(60)]
+    before = len(server.requests())
+    answers = run_concurrently([lambda t=t: server.claim(t) for _, t in devices], threads=12)
+    assert [a.status for a in answers].count(200) == 60, [a for a in answers if a.status != 200][:3]
+    assert all(a.json["claimed"] is True for a in answers), answers[:3]
+    # Written once each, at Apple.
+    for device, _ in devices:
+        state = deployment.device(device)
+        assert state["bit0"] is True and state["updates"] == 1, state
+    entries = new_entries(server, before, at_least=120)
+    connections = {e["connection"] for e in entries}
+    assert len(connections) >= 120 // fake_apple.REQUESTS_BEFORE_GOAWAY, f"{len(entries)} calls over {len(connections)} connections"
+    print(f"{len(entries)} calls over {len(connections)} connections;",
+          [l for l in server.metrics().splitlines() if l.startswith("twobits_apple_c")])
+
+
+def test_a_stream_reset_mid_call_is_retried(world, servers):
+    """The first request of each connection is reset mid-stream: an exchange (validate or query) and a claim (query,
+    then update) are retried and answered; the update is written once."""
+    deployment, _ = world
+    server = servers("reset", threads=1).start()
+    device, token = device_token(world)
+    claimed = server.claim(token)
+    assert claimed.status == 200 and claimed.json["claimed"] is True, (claimed, server.log_path.read_text()[-1500:])
+    state = deployment.device(device)
+    assert state["bit0"] is True and state["updates"] == 1, state
+    metrics = server.metrics()
+    print([l for l in metrics.splitlines() if l.startswith("twobits_apple_c")])
+    assert re.search(r'twobits_apple_calls_total\{endpoint="query_two_bits",outcome="connection_failed"\} 1', metrics), metrics
+    statuses = [e["status"] for e in server.requests()]
+    assert statuses.count("444") == 1, statuses
