@@ -23,6 +23,8 @@ final class CurlTransfer: @unchecked Sendable {
     /// Told how many connections curl opened for this call (CURLINFO_NUM_CONNECTS), when it opened any.
     var connectionsOpened: (@Sendable (_ origin: String, _ count: Int) -> Void)?
     var received = Data()
+    /// Where curl's verbose text leaves the TLS version, for a request that describes its link.
+    private var tlsText: UnsafeMutablePointer<twobits_tls_text>?
     /// Set once, before the transfer is handed to its loop.
     var completion: (@Sendable (Result<OutboundResponse, OutboundError>) -> Void)?
     /// The multi running the transfer, while it runs.
@@ -87,6 +89,11 @@ final class CurlTransfer: @unchecked Sendable {
         headerList = headers
         twobits_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers.list)
         twobits_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
+        if request.describesLink {
+            let text = UnsafeMutablePointer<twobits_tls_text>.allocate(capacity: 1)
+            twobits_easy_capture_tls(easy, text)
+            tlsText = text
+        }
     }
 
     /// Hands the transfer's address to the write callback. Unretained: the multi's in-flight table
@@ -102,7 +109,26 @@ final class CurlTransfer: @unchecked Sendable {
         if let multi { multi.remove(self) } else { cancelled = true }
     }
 
-    deinit { errorText.deallocate() }
+    deinit {
+        errorText.deallocate()
+        tlsText?.deallocate()
+    }
+
+    /// The link of a finished transfer, for a request that describes it: (TLS, HTTP version).
+    private var link: (tls: String?, httpVersion: String?) {
+        guard let tlsText else { return (nil, nil) }
+        let tls = withUnsafeBytes(of: &tlsText.pointee.text) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        let version: String? = switch twobits_easy_info_long(easy, CURLINFO_HTTP_VERSION) {
+        case Int(CURL_HTTP_VERSION_1_0): "HTTP/1.0"
+        case Int(CURL_HTTP_VERSION_1_1): "HTTP/1.1"
+        case Int(CURL_HTTP_VERSION_2_0): "HTTP/2"
+        case Int(CURL_HTTP_VERSION_3): "HTTP/3"
+        default: nil
+        }
+        return (tls.isEmpty ? nil : tls, version)
+    }
 
     /// `scheme://authority` of `url`, lower-cased (what curl's connection cache keys connections by, near enough).
     static func origin(of url: String) -> String {
@@ -133,7 +159,9 @@ final class CurlTransfer: @unchecked Sendable {
         let opened = twobits_easy_info_long(easy, CURLINFO_NUM_CONNECTS)
         if opened > 0 { connectionsOpened?(origin, opened) }
         switch code {
-        case CURLE_OK: finish(.success(OutboundResponse(status: twobits_easy_response_code(easy), body: received)))
+        case CURLE_OK:
+            let link = self.link
+            finish(.success(OutboundResponse(status: twobits_easy_response_code(easy), body: received, tls: link.tls, httpVersion: link.httpVersion)))
         case CURLE_OPERATION_TIMEDOUT:
             // A connection of this transfer's own, TCP connected (curl 7.88 knows the local port only then; its
             // connect time waits for TLS too), whose handshake never finished: a path that swallows TLS, not a

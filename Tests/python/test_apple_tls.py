@@ -437,3 +437,40 @@ def test_a_stream_reset_mid_call_is_retried(world, servers):
     assert re.search(r'twobits_apple_calls_total\{endpoint="query_two_bits",outcome="connection_failed"\} 1', metrics), metrics
     statuses = [e["status"] for e in server.requests()]
     assert statuses.count("444") == 1, statuses
+
+
+def apple_check(world, variant, apple):
+    """`twobits apple-check` with the module's configuration, `apple` merged over its Apple section, Apple's names
+    sent to `variant`: (exit code, output)."""
+    deployment, fake = world
+    config = json.loads(json.dumps(deployment.config))
+    config["apple"].update(apple)
+    Server.count += 1
+    path = deployment.dir / f"config-check{Server.count}.json"
+    path.write_text(json.dumps(config))
+    command = fake_apple.namespaced([deployment.binary, "apple-check", "--config", str(path)], fake.hosts_file(variant))
+    result = subprocess.run(command, cwd=deployment.dir, capture_output=True, text=True, timeout=60)
+    return result.returncode, result.stdout + result.stderr
+
+
+def test_apple_check_reports_the_link_and_the_credentials_verdict(world, tmp_path):
+    _, fake = world
+    trusted = {"ca_file": str(fake.ca_file)}
+    code, output = apple_check(world, "good", trusted)
+    assert code == 0, output
+    assert "apple: https://api.devicecheck.apple.com/v1/query_two_bits" in output, output
+    assert re.search(r"^tls: TLSv1\.[23] / \S+", output, re.M) and "http: HTTP/2" in output, output
+    assert re.search(r"^latency_ms: \d+$", output, re.M) and "credentials: accepted" in output, output
+    code, output = apple_check(world, "http1", trusted)
+    assert code == 0 and "http: HTTP/1.1" in output, output
+    # Another key under the same key id: Apple cannot verify the developer token.
+    other_key = tmp_path / "AuthKey_OTHER.p8"
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(other_key)],
+                   check=True, capture_output=True)
+    code, output = apple_check(world, "good", {**trusted, "private_key_file": str(other_key)})
+    assert code == 1 and "credentials: refused by Apple: 401" in output, output
+    # No answer: curl's reason, and no verdict on the credentials.
+    code, output = apple_check(world, "expired", trusted)
+    assert code == 1 and "credentials: unknown: Apple unreachable: " in output and "certificate has expired" in output, output
+    code, output = apple_check(world, "good", {})
+    assert code == 1 and "unable to get local issuer certificate" in output and "trust: the operating system's store" in output, output

@@ -55,6 +55,12 @@ CURLcode twobits_easy_setopt_prereq(CURL *h, twobits_curl_prereq_fn f);
 /// The socket of the transfer's connection (CURLINFO_ACTIVESOCKET); CURL_SOCKET_BAD when it has none.
 curl_socket_t twobits_easy_active_socket(CURL *h);
 
+/* A diagnostic call (twobits apple-check): curl's verbose text, read for the line naming the TLS version and
+   cipher ("SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384"), copied into `t` (NUL-terminated), which must
+   outlive the transfer. */
+typedef struct { char text[96]; } twobits_tls_text;
+CURLcode twobits_easy_capture_tls(CURL *h, twobits_tls_text *t);
+
 /// What curl's own socket opening does, close-on-exec added.
 curl_socket_t twobits_curl_open_socket(struct curl_sockaddr *address);
 int twobits_curl_close_socket(curl_socket_t item);
