@@ -18,7 +18,7 @@ extension CurlMulti {
     }
 
     /// Hands curl every waiting call that has a stream (or opens the next connection) now; a call whose
-    /// timeout passed while it waited fails as timed out, never sent.
+    /// timeout passed while it waited fails as `noStream`, never sent.
     func admitWaitingCalls() {
         admitWaiting = false
         let now = ContinuousClock.now
@@ -26,7 +26,7 @@ extension CurlMulti {
             while let next = hosts[origin]!.nextAdmitted(streamsPerConnection: Self.streamsPerConnection, maxConnections: maxConnectionsPerHost) {
                 guard next.shortenTimeout(now: now) else {
                     hosts[origin]!.finished(ObjectIdentifier(next), http1: false)
-                    next.finish(.failure(.timedOut))
+                    next.finish(.failure(.noStream))
                     continue
                 }
                 startAdmitted(next)

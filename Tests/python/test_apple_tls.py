@@ -356,7 +356,8 @@ def test_at_256_in_flight_over_a_100_stream_limit_calls_share_a_few_connections(
     connections = {e["connection"] for e in entries}
     print(f"{calls} Apple calls over {len(connections)} TLS connections; wrk: {report}")
     assert calls >= 1000, report
-    assert all(e["protocol"] == "HTTP/2.0" and e["status"] == "200" for e in entries), entries[:5]
+    # 499: a call TwoBits cancelled because wrk hung up on its request when it stopped.
+    assert all(e["protocol"] == "HTTP/2.0" and e["status"] in ("200", "499") for e in entries), [e for e in entries if e["status"] != "200"][:5]
     # Two loops, 128 calls each on a 100-stream limit: two connections per loop, a spare one at most.
     assert len(connections) <= 6, f"{calls} calls over {len(connections)} TLS connections"
     # What the server counts itself agrees with what nginx saw.

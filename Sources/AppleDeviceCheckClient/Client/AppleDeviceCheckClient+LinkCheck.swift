@@ -34,6 +34,7 @@ extension AppleDeviceCheckClient {
             switch error {
             case .timedOut: verdict = .unreachable("no answer within apple.timeout_ms (\(configuration.timeoutMilliseconds) ms)")
             case .connectionFailed(let reason), .tlsFailed(let reason): verdict = .unreachable(reason)
+            case .noStream: verdict = .unreachable("no connection to the host was ready within apple.timeout_ms")
             case .shutDown, .cancelled: verdict = .unreachable("cancelled")
             }
         }

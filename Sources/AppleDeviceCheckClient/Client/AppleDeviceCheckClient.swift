@@ -161,6 +161,8 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
                 result = .failure(.unavailable(.tlsFailed(m)))
                 observeTLSFailure(.deviceCheck(endpoint), url: configuration.baseURL, reason: m)
             case .shutDown: result = .failure(.unavailable(.connectionFailed("client shut down")))
+            // Never sent: like a call that found no in-flight slot, and an update stays unwritten for sure.
+            case .noStream: result = .failure(.unavailable(.overloaded))
             // Taken out of curl mid-call: for an update that may have reached Apple, ambiguous like a lost connection.
             case .cancelled: result = .failure(.unavailable(.connectionFailed("cancelled")))
             }
