@@ -17,6 +17,16 @@ extension CurlMulti {
         admitWaiting = true
     }
 
+    /// Fails, as `noStream`, the waiting calls whose timeout has passed.
+    func expireWaitingCalls() {
+        let now = ContinuousClock.now
+        for origin in hosts.keys where !hosts[origin]!.waiting.isEmpty {
+            while let expired = hosts[origin]!.takeWaiting(where: { !$0.hasTimeLeft(now: now) }) {
+                expired.finish(.failure(.noStream))
+            }
+        }
+    }
+
     /// Hands curl every waiting call that has a stream (or opens the next connection) now; a call whose
     /// timeout passed while it waited fails as `noStream`, never sent.
     func admitWaitingCalls() {

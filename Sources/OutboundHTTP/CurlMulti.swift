@@ -72,6 +72,8 @@ final class CurlMulti {
             if !admitted {
                 transfer.waitingSince = .now
                 host.wait(transfer)
+                // Its timeout holds while it waits, even if no stream frees up before (a few ms late: the loop clock is not ContinuousClock).
+                _ = loop.schedule(in: .milliseconds(transfer.timeoutMilliseconds + 5)) { [weak self] in self?.expireWaitingCalls() }
             }
             hosts[transfer.origin] = host
             guard admitted else { return }

@@ -138,13 +138,21 @@ final class CurlTransfer: @unchecked Sendable {
         return scheme + rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
     }
 
-    /// Sets what is left of the timeout after a wait for a stream; false when nothing is left.
+    /// Whether a call waiting for a stream still has time left (one not waiting always has).
+    func hasTimeLeft(now: ContinuousClock.Instant) -> Bool {
+        guard let since = waitingSince else { return true }
+        return now < since + .milliseconds(timeoutMilliseconds)
+    }
+
+    /// Sets what is left of the timeout after a wait for a stream; false when too little is left for an exchange
+    /// (a quarter of the timeout, 250 ms at most): it would time out with its request maybe sent, where failing
+    /// now says for sure that nothing was.
     func shortenTimeout(now: ContinuousClock.Instant) -> Bool {
         guard let since = waitingSince else { return true }
         waitingSince = nil
         let waited = now - since
         let left = timeoutMilliseconds - Int(waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000)
-        guard left > 0 else { return false }
+        guard left >= max(1, min(250, timeoutMilliseconds / 4)) else { return false }
         twobits_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, left)
         return true
     }

@@ -49,6 +49,11 @@ struct HostStreams {
         waiting.remove(firstWhere: { $0 === transfer }) != nil
     }
 
+    /// The first waiting call that `matches`, taken out (its timeout passed).
+    mutating func takeWaiting(where matches: (CurlTransfer) -> Bool) -> CurlTransfer? {
+        waiting.remove(firstWhere: matches)
+    }
+
     /// Every waiting call, taken out (the multi closes).
     mutating func takeAllWaiting() -> [CurlTransfer] {
         var all: [CurlTransfer] = []

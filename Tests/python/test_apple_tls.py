@@ -475,3 +475,25 @@ def test_apple_check_reports_the_link_and_the_credentials_verdict(world, tmp_pat
     assert code == 1 and "credentials: unknown: Apple unreachable: " in output and "certificate has expired" in output, output
     code, output = apple_check(world, "good", {})
     assert code == 1 and "unable to get local issuer certificate" in output and "trust: the operating system's store" in output, output
+
+
+def test_a_call_that_waits_for_a_stream_past_its_timeout_fails_unsent(world, servers):
+    """One connection allowed (apple.max_connections 1, one loop), 100 streams, Apple slower than the 1.5 s deadline:
+    150 exchanges at once, 100 on the streams (they time out), 50 waiting for a stream. The waiting ones fail within
+    their deadline as never sent (`overloaded`), not as timeouts, and no second connection is opened."""
+    deployment, _ = world
+    server = servers("good", threads=1, apple={"ca_file": str(world[1].ca_file), "max_connections": 1}).start()
+    tokens = fresh_tokens(world, 150)
+    assert deployment.sandbox("PUT", "/sandbox/v1/latency", {"milliseconds": 2500}).status == 200
+    try:
+        started = time.monotonic()
+        answers = run_concurrently([lambda t=t: server.exchange(t) for t in tokens], threads=150)
+        elapsed = time.monotonic() - started
+    finally:
+        deployment.sandbox("PUT", "/sandbox/v1/latency", {"milliseconds": 0})
+    assert all(a.status == 503 and a.error_code == "apple_unavailable" for a in answers), [a for a in answers if a.status != 503][:3]
+    assert elapsed < 5, elapsed
+    metrics = server.metrics()
+    counted = dict(re.findall(r'twobits_apple_calls_total\{endpoint="\w+",outcome="(\w+)"\} (\d+)', metrics))
+    assert int(counted.get("overloaded", 0)) >= 40 and int(counted.get("timeout", 0)) <= 110, counted
+    assert connections_opened(metrics) == 1, metrics
