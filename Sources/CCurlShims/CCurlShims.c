@@ -1,5 +1,6 @@
 // See include/CCurlShims.h for what each function does.
 #include "CCurlShims.h"
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -65,6 +66,36 @@ CURLMcode twobits_multi_setopt_timerfn(CURLM *m, twobits_curl_timer_fn f) { retu
 CURLcode twobits_easy_setopt_opensocket(CURL *h, twobits_curl_opensocket_fn f) { return curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, f); }
 
 CURLcode twobits_easy_setopt_closesocket(CURL *h, twobits_curl_closesocket_fn f) { return curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, f); }
+
+CURLcode twobits_easy_setopt_prereq(CURL *h, twobits_curl_prereq_fn f) { return curl_easy_setopt(h, CURLOPT_PREREQFUNCTION, f); }
+
+curl_socket_t twobits_easy_active_socket(CURL *h) {
+    curl_socket_t s = CURL_SOCKET_BAD;
+    if (curl_easy_getinfo(h, CURLINFO_ACTIVESOCKET, &s) != CURLE_OK) return CURL_SOCKET_BAD;
+    return s;
+}
+
+static int twobits_tls_debug(CURL *h, curl_infotype type, char *data, size_t size, void *userp) {
+    (void)h;
+    static const char prefix[] = "SSL connection using ";
+    size_t n = sizeof(prefix) - 1;
+    twobits_tls_text *t = userp;
+    if (type != CURLINFO_TEXT || size <= n || memcmp(data, prefix, n) != 0) return 0;
+    size_t len = size - n;
+    while (len > 0 && (data[n + len - 1] == '\n' || data[n + len - 1] == '\r')) len--;
+    if (len >= sizeof(t->text)) len = sizeof(t->text) - 1;
+    memcpy(t->text, data + n, len);
+    t->text[len] = 0;
+    return 0;
+}
+
+CURLcode twobits_easy_capture_tls(CURL *h, twobits_tls_text *t) {
+    t->text[0] = 0;
+    CURLcode r = curl_easy_setopt(h, CURLOPT_DEBUGFUNCTION, twobits_tls_debug);
+    if (r == CURLE_OK) r = curl_easy_setopt(h, CURLOPT_DEBUGDATA, t);
+    if (r == CURLE_OK) r = curl_easy_setopt(h, CURLOPT_VERBOSE, 1L);
+    return r;
+}
 
 curl_socket_t twobits_curl_open_socket(struct curl_sockaddr *address) {
     return socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);

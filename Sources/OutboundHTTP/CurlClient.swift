@@ -14,6 +14,9 @@ public final class CurlClient: Sendable {
     private let multis: CurlMultiRegistry
     /// The trust anchors of every `https://` call, in place of the system's store; nil: the system's.
     public let caFile: String?
+    /// Told, when a call ends, how many connections curl opened for it (TCP, and TLS for `https://`), with the
+    /// call's `scheme://host:port`.
+    private let connectionsOpened: (@Sendable (_ origin: String, _ count: Int) -> Void)?
     private let ownLoop = Lock<OwnLoop>(OwnLoop())
 
     private struct OwnLoop {
@@ -26,9 +29,12 @@ public final class CurlClient: Sendable {
     ///   - maxTotalConnections: the size of each loop's connection cache.
     ///   - caFile: a PEM bundle that replaces the operating system's trust store for TLS (CURLOPT_CAINFO);
     ///     verification itself is always on.
-    public init(maxConnectionsPerHost: Int = 64, maxTotalConnections: Int = 256, caFile: String? = nil) {
+    ///   - connectionsOpened: told of the connections each call opened (for a count of handshakes); on the call's loop.
+    public init(maxConnectionsPerHost: Int = 64, maxTotalConnections: Int = 256, caFile: String? = nil,
+                connectionsOpened: (@Sendable (_ origin: String, _ count: Int) -> Void)? = nil) {
         Self.globalInit
         self.caFile = caFile
+        self.connectionsOpened = connectionsOpened
         multis = CurlMultiRegistry(maxConnectionsPerHost: maxConnectionsPerHost, maxTotalConnections: maxTotalConnections)
     }
 
@@ -41,6 +47,7 @@ public final class CurlClient: Sendable {
         if Task.isCancelled { throw .cancelled }
         guard let loop = EventLoop.current ?? sharedLoop() else { throw .shutDown }
         guard let transfer = CurlTransfer(request: request, caFile: caFile) else { throw .connectionFailed("curl_easy_init failed") }
+        transfer.connectionsOpened = connectionsOpened
         let multis = self.multis
         let result: Result<OutboundResponse, OutboundError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in

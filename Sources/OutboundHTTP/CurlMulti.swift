@@ -30,14 +30,26 @@ final class CurlMulti {
         act(on: -1 /* CURL_SOCKET_TIMEOUT */, flags: 0)
     }
     private var closed = false
+    /// The `https://` hosts called, by origin: their ready connections and the calls waiting for a stream.
+    var hosts: [String: HostStreams] = [:]
+    /// A call's connection became ready inside a curl callback, where no handle may be added: admit the
+    /// waiting calls once curl returns.
+    var admitWaiting = false
+    let maxConnectionsPerHost: Int
+
+    /// HTTP/2 streams one connection carries at most (CURLMOPT_MAX_CONCURRENT_STREAMS; a server's lower limit
+    /// wins). Calls beyond these streams on every ready connection wait (HostStreams).
+    static let streamsPerConnection = 100
 
     init(loop: EventLoop, maxConnectionsPerHost: Int, maxTotalConnections: Int) {
         guard let handle = curl_multi_init() else { fatalError("curl_multi_init failed") }
         self.loop = loop
         self.handle = handle
+        self.maxConnectionsPerHost = maxConnectionsPerHost
         twobits_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, maxConnectionsPerHost)
         twobits_multi_setopt_long(handle, CURLMOPT_MAXCONNECTS, maxTotalConnections)
         twobits_multi_setopt_long(handle, CURLMOPT_PIPELINING, 2) // CURLPIPE_MULTIPLEX
+        twobits_multi_setopt_long(handle, CURLMOPT_MAX_CONCURRENT_STREAMS, Self.streamsPerConnection)
         // Unretained: the loop's local storage owns the multi for the loop's life.
         let me = Unmanaged.passUnretained(self).toOpaque()
         twobits_multi_setopt_socketfn(handle, curlSocketCallback)
@@ -53,20 +65,48 @@ final class CurlMulti {
         if closed { transfer.finish(.failure(.shutDown)); return }
         if transfer.cancelled { transfer.finish(.failure(.cancelled)); return }
         transfer.attach(to: self)
+        if transfer.https {
+            var host = hosts[transfer.origin] ?? HostStreams()
+            let admitted = host.admit(ObjectIdentifier(transfer), streamsPerConnection: Self.streamsPerConnection,
+                                      maxConnections: maxConnectionsPerHost)
+            if !admitted {
+                transfer.waitingSince = .now
+                host.wait(transfer)
+                // Its timeout holds while it waits, even if no stream frees up before (a few ms late: the loop clock is not ContinuousClock).
+                _ = loop.schedule(in: .milliseconds(transfer.timeoutMilliseconds + 5)) { [weak self] in self?.expireWaitingCalls() }
+            }
+            hosts[transfer.origin] = host
+            guard admitted else { return }
+        }
+        startAdmitted(transfer)
+    }
+
+    /// Hands an admitted transfer to curl.
+    func startAdmitted(_ transfer: CurlTransfer) {
         let me = Unmanaged.passUnretained(self).toOpaque()
         twobits_easy_setopt_opensocket(transfer.easy, curlOpenSocketCallback)
         twobits_easy_setopt_ptr(transfer.easy, CURLOPT_OPENSOCKETDATA, me)
         twobits_easy_setopt_closesocket(transfer.easy, curlCloseSocketCallback)
         twobits_easy_setopt_ptr(transfer.easy, CURLOPT_CLOSESOCKETDATA, me)
+        if transfer.https {
+            twobits_easy_setopt_prereq(transfer.easy, curlPrereqCallback)
+            twobits_easy_setopt_ptr(transfer.easy, CURLOPT_PREREQDATA, Unmanaged.passUnretained(transfer).toOpaque())
+        }
         inFlight[transfer.easy] = transfer
         curl_multi_add_handle(handle, transfer.easy) // sets curl's timer to 0: the transfer starts next turn
     }
 
     /// Takes a transfer out of curl (its caller was cancelled); it completes with `cancelled`.
     func remove(_ transfer: CurlTransfer) {
+        if transfer.https, hosts[transfer.origin]?.removeWaiting(transfer) == true {
+            transfer.finish(.failure(.cancelled))
+            return
+        }
         guard inFlight.removeValue(forKey: transfer.easy) != nil else { return }
         curl_multi_remove_handle(handle, transfer.easy)
+        ended(transfer)
         transfer.finish(.failure(.cancelled))
+        admitWaitingCalls()
     }
 
     /// Fails every transfer still running with `shutDown` and frees the handle.
@@ -81,6 +121,9 @@ final class CurlMulti {
             transfer.finish(.failure(.shutDown))
         }
         inFlight.removeAll()
+        for origin in hosts.keys {
+            for transfer in hosts[origin]!.takeAllWaiting() { transfer.finish(.failure(.shutDown)) }
+        }
         curl_multi_cleanup(handle)
     }
 
@@ -119,6 +162,7 @@ final class CurlMulti {
 
     /// curl is closing `fd`: out of the epoll set first, so its number is free of registrations.
     fileprivate func socketClosing(_ fd: Int32) {
+        for origin in hosts.keys { hosts[origin]!.closed(fd) }
         guard sockets.removeValue(forKey: fd) != nil, loop.inLoop else { return }
         loop.unwatch(fd)
     }
@@ -154,12 +198,22 @@ final class CurlMulti {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let code = twobits_msg_result(message)
             curl_multi_remove_handle(handle, easy)
-            inFlight.removeValue(forKey: easy)?.finish(code)
+            guard let transfer = inFlight.removeValue(forKey: easy) else { continue }
+            ended(transfer)
+            transfer.finish(code)
         }
+        if admitWaiting { admitWaitingCalls() }
     }
 }
 
 // curl calls these from inside curl_multi_* on the loop thread.
+
+private let curlPrereqCallback: twobits_curl_prereq_fn = { clientp, _, _, _, _ in
+    guard let clientp else { return 0 }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(clientp).takeUnretainedValue()
+    transfer.attachedMulti?.connected(transfer)
+    return 0 // CURL_PREREQFUNC_OK
+}
 
 private let curlSocketCallback: twobits_curl_socket_fn = { _, socket, what, userp, _ in
     guard let userp else { return 0 }

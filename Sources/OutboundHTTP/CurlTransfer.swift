@@ -13,12 +13,24 @@ final class CurlTransfer: @unchecked Sendable {
     /// curl's own words for a failure (CURLOPT_ERRORBUFFER): which certificate check failed, where
     /// `curl_easy_strerror` only names the class. Written by curl until the handle is reset.
     private let errorText = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
-    private let https: Bool
+    let https: Bool
+    /// `scheme://host:port` of the URL: the connections this call may share (HostStreams).
+    let origin: String
+    /// The whole transfer's timeout as asked; a call that waited for a stream gets what is left of it.
+    let timeoutMilliseconds: Int
+    /// When the call began to wait for a stream (HostStreams); nil once it went to curl.
+    var waitingSince: ContinuousClock.Instant?
+    /// Told how many connections curl opened for this call (CURLINFO_NUM_CONNECTS), when it opened any.
+    var connectionsOpened: (@Sendable (_ origin: String, _ count: Int) -> Void)?
     var received = Data()
+    /// Where curl's verbose text leaves the TLS version, for a request that describes its link.
+    private var tlsText: UnsafeMutablePointer<twobits_tls_text>?
     /// Set once, before the transfer is handed to its loop.
     var completion: (@Sendable (Result<OutboundResponse, OutboundError>) -> Void)?
     /// The multi running the transfer, while it runs.
     private weak var multi: CurlMulti?
+    /// The multi the transfer was given to, while it waits or runs (curl's callbacks reach it through the transfer).
+    var attachedMulti: CurlMulti? { multi }
     /// The caller was cancelled before the transfer reached curl.
     private(set) var cancelled = false
     private var finished = false
@@ -29,6 +41,8 @@ final class CurlTransfer: @unchecked Sendable {
         guard let easy = EasyHandlePool.shared.take() else { return nil }
         self.easy = easy
         https = request.url.hasPrefix("https://")
+        origin = Self.origin(of: request.url)
+        timeoutMilliseconds = max(1, request.timeoutMilliseconds)
         errorText[0] = 0
         twobits_easy_setopt_str(easy, CURLOPT_URL, request.url)
         twobits_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorText)
@@ -75,6 +89,11 @@ final class CurlTransfer: @unchecked Sendable {
         headerList = headers
         twobits_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, headers.list)
         twobits_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback)
+        if request.describesLink {
+            let text = UnsafeMutablePointer<twobits_tls_text>.allocate(capacity: 1)
+            twobits_easy_capture_tls(easy, text)
+            tlsText = text
+        }
     }
 
     /// Hands the transfer's address to the write callback. Unretained: the multi's in-flight table
@@ -90,11 +109,67 @@ final class CurlTransfer: @unchecked Sendable {
         if let multi { multi.remove(self) } else { cancelled = true }
     }
 
-    deinit { errorText.deallocate() }
+    deinit {
+        errorText.deallocate()
+        tlsText?.deallocate()
+    }
+
+    /// The link of a finished transfer, for a request that describes it: (TLS, HTTP version).
+    private var link: (tls: String?, httpVersion: String?) {
+        guard let tlsText else { return (nil, nil) }
+        let tls = withUnsafeBytes(of: &tlsText.pointee.text) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        let version: String? = switch twobits_easy_info_long(easy, CURLINFO_HTTP_VERSION) {
+        case Int(CURL_HTTP_VERSION_1_0): "HTTP/1.0"
+        case Int(CURL_HTTP_VERSION_1_1): "HTTP/1.1"
+        case Int(CURL_HTTP_VERSION_2_0): "HTTP/2"
+        case Int(CURL_HTTP_VERSION_3): "HTTP/3"
+        default: nil
+        }
+        return (tls.isEmpty ? nil : tls, version)
+    }
+
+    /// `scheme://authority` of `url`, lower-cased (what curl's connection cache keys connections by, near enough).
+    static func origin(of url: String) -> String {
+        let lower = url.lowercased()
+        let scheme = lower.hasPrefix("https://") ? "https://" : lower.hasPrefix("http://") ? "http://" : ""
+        let rest = lower.dropFirst(scheme.count)
+        return scheme + rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+    }
+
+    /// Whether a call waiting for a stream still has time left (one not waiting always has).
+    func hasTimeLeft(now: ContinuousClock.Instant) -> Bool {
+        guard let since = waitingSince else { return true }
+        return now < since + .milliseconds(timeoutMilliseconds)
+    }
+
+    /// Sets what is left of the timeout after a wait for a stream; false when too little is left for an exchange
+    /// (a quarter of the timeout, 250 ms at most): it would time out with its request maybe sent, where failing
+    /// now says for sure that nothing was.
+    func shortenTimeout(now: ContinuousClock.Instant) -> Bool {
+        guard let since = waitingSince else { return true }
+        waitingSince = nil
+        let waited = now - since
+        let left = timeoutMilliseconds - Int(waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000)
+        guard left >= max(1, min(250, timeoutMilliseconds / 4)) else { return false }
+        twobits_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, left)
+        return true
+    }
+
+    /// Whether the answer came over HTTP/1.x (one call per connection).
+    var answeredOverHTTP1: Bool {
+        let version = twobits_easy_info_long(easy, CURLINFO_HTTP_VERSION)
+        return version == Int(CURL_HTTP_VERSION_1_0) || version == Int(CURL_HTTP_VERSION_1_1)
+    }
 
     func finish(_ code: CURLcode) {
+        let opened = twobits_easy_info_long(easy, CURLINFO_NUM_CONNECTS)
+        if opened > 0 { connectionsOpened?(origin, opened) }
         switch code {
-        case CURLE_OK: finish(.success(OutboundResponse(status: twobits_easy_response_code(easy), body: received)))
+        case CURLE_OK:
+            let link = self.link
+            finish(.success(OutboundResponse(status: twobits_easy_response_code(easy), body: received, tls: link.tls, httpVersion: link.httpVersion)))
         case CURLE_OPERATION_TIMEDOUT:
             // A connection of this transfer's own, TCP connected (curl 7.88 knows the local port only then; its
             // connect time waits for TLS too), whose handshake never finished: a path that swallows TLS, not a

@@ -7,6 +7,9 @@ public enum OutboundError: Error, Equatable, Sendable {
     /// The TLS handshake failed (a certificate refused, no common protocol, or no answer to the handshake in
     /// time): the request was never sent. Carries curl's reason.
     case tlsFailed(String)
+    /// The call waited for an HTTP/2 stream (or for the connection being opened to the host) until its timeout
+    /// passed: nothing was sent.
+    case noStream
     /// The client has been shut down.
     case shutDown
     /// The caller's task was cancelled; the transfer was taken out of curl (it may have been sent).

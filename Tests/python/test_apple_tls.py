@@ -302,3 +302,198 @@ def test_a_ca_file_of_the_system_bundle_and_a_proxys_ca_trusts_both(world, serve
     server = servers("good", apple={"ca_file": str(bundle)}).start()
     _, token = device_token(world)
     assert server.exchange(token).status == 201
+
+
+WRK_SCRIPT = REPO / "Benchmarks" / "wrk" / "device_tokens.lua"
+
+
+def fresh_tokens(world, count):
+    deployment, _ = world
+    tokens = []
+    while len(tokens) < count:
+        answer = deployment.sandbox("POST", "/sandbox/v1/device-tokens", {"count": min(10_000, count - len(tokens))})
+        assert answer.status == 201, answer
+        tokens += answer.json["device_tokens"]
+    return tokens
+
+
+def load(world, server, tmp_path, tokens, in_flight, seconds, latency_ms):
+    """`in_flight` exchanges at once for `seconds` (wrk, each a fresh token), the sandbox answering Apple's calls after
+    `latency_ms`: `in_flight` Apple calls on the wire at once. Returns wrk's BENCH_JSON report."""
+    deployment, _ = world
+    token_file = tmp_path / "tokens.txt"
+    token_file.write_text("\n".join(tokens) + "\n")
+    assert deployment.sandbox("PUT", "/sandbox/v1/latency", {"milliseconds": latency_ms}).status == 200
+    try:
+        result = subprocess.run(["wrk", "-t2", f"-c{in_flight}", f"-d{seconds}s", "--timeout", "10s", "-s", str(WRK_SCRIPT), server.url,
+                                 "--", str(token_file), deployment.api_keys["main"], "2", "/v1/fallback-tokens"],
+                                capture_output=True, text=True, timeout=seconds + 60)
+    finally:
+        deployment.sandbox("PUT", "/sandbox/v1/latency", {"milliseconds": 0})
+    line = next((l for l in result.stdout.splitlines() if l.startswith("BENCH_JSON ")), None)
+    assert line, result.stdout + result.stderr
+    return json.loads(line[len("BENCH_JSON "):])
+
+
+def connections_opened(metrics, host=DEVICECHECK_HOST):
+    found = re.search(r'twobits_apple_connections_opened_total\{host="%s"\} (\d+)' % re.escape(host), metrics)
+    return int(found.group(1)) if found else 0
+
+
+def test_at_256_in_flight_over_a_100_stream_limit_calls_share_a_few_connections(world, servers, tmp_path):
+    """256 Apple calls on the wire at once (two loops: 128 each, over nginx's 100 streams per connection): each loop
+    needs two connections, and calls beyond a connection's streams wait for a stream or the second connection, never
+    for a connection of their own; none fails for it."""
+    server = servers("good", threads=2).start()
+    tokens = fresh_tokens(world, 20_000)
+    first = server.exchange(tokens.pop())
+    assert first.status == 201, first
+    before = len(server.requests())
+    report = load(world, server, tmp_path, tokens, in_flight=256, seconds=5, latency_ms=50)
+    entries = [e for e in new_entries(server, before, at_least=1000) if e["uri"].startswith("/v1/")]
+    metrics = server.metrics()
+    calls = len(entries)
+    connections = {e["connection"] for e in entries}
+    print(f"{calls} Apple calls over {len(connections)} TLS connections; wrk: {report}")
+    assert calls >= 1000, report
+    # 499: a call TwoBits cancelled because wrk hung up on its request when it stopped.
+    assert all(e["protocol"] == "HTTP/2.0" and e["status"] in ("200", "499") for e in entries), [e for e in entries if e["status"] != "200"][:5]
+    # Two loops, 128 calls each on a 100-stream limit: two connections per loop, a spare one at most.
+    assert len(connections) <= 6, f"{calls} calls over {len(connections)} TLS connections"
+    # What the server counts itself agrees with what nginx saw.
+    assert connections_opened(metrics) == len(connections), metrics
+    # None failed for want of a stream (the calls wrk left in flight when it stopped were cancelled, not failed).
+    assert report["errors"]["status"] == 0 and report["errors"]["timeout"] == 0, report
+    assert not re.search(r'twobits_http_requests_total\{route="/v1/fallback-tokens",status="5\d\d"\}', metrics), metrics
+
+
+def test_an_http1_only_host_under_load_keeps_its_connections_alive(world, servers, tmp_path):
+    """64 calls in flight to a host without HTTP/2: one connection per call in flight (at most apple.max_connections
+    per loop), each kept alive and used again, never one handshake per call."""
+    server = servers("http1", threads=2).start()
+    tokens = fresh_tokens(world, 8_000)
+    before = len(server.requests())
+    report = load(world, server, tmp_path, tokens, in_flight=64, seconds=3, latency_ms=50)
+    entries = [e for e in new_entries(server, before, at_least=500) if e["uri"].startswith("/v1/")]
+    connections = {e["connection"] for e in entries}
+    print(f"{len(entries)} Apple calls over {len(connections)} HTTP/1.1 connections; wrk: {report}")
+    assert len(entries) >= 500 and all(e["protocol"] == "HTTP/1.1" for e in entries), entries[:5]
+    assert len(connections) <= 2 * 64, f"{len(entries)} calls over {len(connections)} connections"
+    assert len(entries) >= 10 * len(connections), f"{len(entries)} calls over {len(connections)} connections"
+    assert connections_opened(server.metrics()) == len(connections)
+    assert report["errors"]["status"] == 0 and report["errors"]["timeout"] == 0, report
+
+
+def run_concurrently(calls, threads):
+    """`calls` (callables) on `threads` threads; their results, in no particular order."""
+    results = []
+    lock = threading.Lock()
+
+    def work(chunk):
+        for call in chunk:
+            result = call()
+            with lock:
+                results.append(result)
+    workers = [threading.Thread(target=work, args=(calls[i::threads],)) for i in range(threads)]
+    for t in workers:
+        t.start()
+    for t in workers:
+        t.join(timeout=120)
+    return results
+
+
+def test_a_goaway_after_a_connections_requests_is_retried_and_never_fails_a_call(world, servers):
+    """nginx ends each HTTP/2 connection with GOAWAY after 10 requests: the calls caught on a closing connection
+    are retried (validate, query, update alike), every answer is Apple's, and the connections are replaced."""
+    deployment, _ = world
+    server = servers("goaway", threads=2).start()
+    devices = [device_token(world) for _ in range(60)]
+    before = len(server.requests())
+    answers = run_concurrently([lambda t=t: server.claim(t) for _, t in devices], threads=12)
+    assert [a.status for a in answers].count(200) == 60, [a for a in answers if a.status != 200][:3]
+    assert all(a.json["claimed"] is True for a in answers), answers[:3]
+    # Written once each, at Apple.
+    for device, _ in devices:
+        state = deployment.device(device)
+        assert state["bit0"] is True and state["updates"] == 1, state
+    entries = new_entries(server, before, at_least=120)
+    connections = {e["connection"] for e in entries}
+    assert len(connections) >= 120 // fake_apple.REQUESTS_BEFORE_GOAWAY, f"{len(entries)} calls over {len(connections)} connections"
+    print(f"{len(entries)} calls over {len(connections)} connections;",
+          [l for l in server.metrics().splitlines() if l.startswith("twobits_apple_c")])
+
+
+def test_a_stream_reset_mid_call_is_retried(world, servers):
+    """The first request of each connection is reset mid-stream: an exchange (validate or query) and a claim (query,
+    then update) are retried and answered; the update is written once."""
+    deployment, _ = world
+    server = servers("reset", threads=1).start()
+    device, token = device_token(world)
+    claimed = server.claim(token)
+    assert claimed.status == 200 and claimed.json["claimed"] is True, (claimed, server.log_path.read_text()[-1500:])
+    state = deployment.device(device)
+    assert state["bit0"] is True and state["updates"] == 1, state
+    metrics = server.metrics()
+    print([l for l in metrics.splitlines() if l.startswith("twobits_apple_c")])
+    assert re.search(r'twobits_apple_calls_total\{endpoint="query_two_bits",outcome="connection_failed"\} 1', metrics), metrics
+    statuses = [e["status"] for e in server.requests()]
+    assert statuses.count("444") == 1, statuses
+
+
+def apple_check(world, variant, apple):
+    """`twobits apple-check` with the module's configuration, `apple` merged over its Apple section, Apple's names
+    sent to `variant`: (exit code, output)."""
+    deployment, fake = world
+    config = json.loads(json.dumps(deployment.config))
+    config["apple"].update(apple)
+    Server.count += 1
+    path = deployment.dir / f"config-check{Server.count}.json"
+    path.write_text(json.dumps(config))
+    command = fake_apple.namespaced([deployment.binary, "apple-check", "--config", str(path)], fake.hosts_file(variant))
+    result = subprocess.run(command, cwd=deployment.dir, capture_output=True, text=True, timeout=60)
+    return result.returncode, result.stdout + result.stderr
+
+
+def test_apple_check_reports_the_link_and_the_credentials_verdict(world, tmp_path):
+    _, fake = world
+    trusted = {"ca_file": str(fake.ca_file)}
+    code, output = apple_check(world, "good", trusted)
+    assert code == 0, output
+    assert "apple: https://api.devicecheck.apple.com/v1/query_two_bits" in output, output
+    assert re.search(r"^tls: TLSv1\.[23] / \S+", output, re.M) and "http: HTTP/2" in output, output
+    assert re.search(r"^latency_ms: \d+$", output, re.M) and "credentials: accepted" in output, output
+    code, output = apple_check(world, "http1", trusted)
+    assert code == 0 and "http: HTTP/1.1" in output, output
+    # Another key under the same key id: Apple cannot verify the developer token.
+    other_key = tmp_path / "AuthKey_OTHER.p8"
+    subprocess.run(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", str(other_key)],
+                   check=True, capture_output=True)
+    code, output = apple_check(world, "good", {**trusted, "private_key_file": str(other_key)})
+    assert code == 1 and "credentials: refused by Apple: 401" in output, output
+    # No answer: curl's reason, and no verdict on the credentials.
+    code, output = apple_check(world, "expired", trusted)
+    assert code == 1 and "credentials: unknown: Apple unreachable: " in output and "certificate has expired" in output, output
+    code, output = apple_check(world, "good", {})
+    assert code == 1 and "unable to get local issuer certificate" in output and "trust: the operating system's store" in output, output
+
+
+def test_a_call_that_waits_for_a_stream_past_its_timeout_fails_unsent(world, servers):
+    """One connection allowed (apple.max_connections 1, one loop), 100 streams, Apple slower than the 1.5 s deadline:
+    150 exchanges at once, 100 on the streams (they time out), 50 waiting for a stream. The waiting ones fail within
+    their deadline as never sent (`overloaded`), not as timeouts, and no second connection is opened."""
+    deployment, _ = world
+    server = servers("good", threads=1, apple={"ca_file": str(world[1].ca_file), "max_connections": 1}).start()
+    tokens = fresh_tokens(world, 150)
+    assert deployment.sandbox("PUT", "/sandbox/v1/latency", {"milliseconds": 2500}).status == 200
+    try:
+        started = time.monotonic()
+        answers = run_concurrently([lambda t=t: server.exchange(t) for t in tokens], threads=150)
+        elapsed = time.monotonic() - started
+    finally:
+        deployment.sandbox("PUT", "/sandbox/v1/latency", {"milliseconds": 0})
+    assert all(a.status == 503 and a.error_code == "apple_unavailable" for a in answers), [a for a in answers if a.status != 503][:3]
+    assert elapsed < 5, elapsed
+    metrics = server.metrics()
+    counted = dict(re.findall(r'twobits_apple_calls_total\{endpoint="\w+",outcome="(\w+)"\} (\d+)', metrics))
+    assert int(counted.get("overloaded", 0)) >= 40 and int(counted.get("timeout", 0)) <= 110, counted
+    assert connections_opened(metrics) == 1, metrics

@@ -15,6 +15,10 @@ runs on one machine do not meet):
   tls11         the good certificate, but TLS 1.1 only (a version Apple does not offer; OpenSSL's security level 0
                 lets nginx speak it)
   stall         a TCP listener that never accepts: the TLS handshake never gets an answer
+  goaway        the good certificate, HTTP/2; nginx ends each connection with GOAWAY after REQUESTS_BEFORE_GOAWAY (10)
+                requests (`keepalive_requests`)
+  reset         the good certificate, HTTP/2; the first request of each connection is reset mid-stream (nginx's
+                `return 444`: RST_STREAM on HTTP/2, the connection closed on HTTP/1.1), the others are answered
 
 TwoBits reaches a variant under the production names through `namespaced()`: the process runs in a private mount
 namespace (`unshare --mount`) in which /etc/hosts (and, if asked, the system's CA bundle) is a file of the test's,
@@ -47,7 +51,8 @@ APPLE_HOSTS = [
     "data.appattest.apple.com",
     "data-development.appattest.apple.com",
 ]
-VARIANTS = ["good", "http1", "expired", "self_signed", "wrong_host", "other_ca", "tls11", "stall"]
+VARIANTS = ["good", "http1", "expired", "self_signed", "wrong_host", "other_ca", "tls11", "stall", "goaway", "reset"]
+REQUESTS_BEFORE_GOAWAY = 10
 STREAMS_PER_CONNECTION = 100
 # What nginx writes per request: enough to tell the host, the HTTP version and the TLS connection of each call, and
 # when it ended (seconds since the epoch: Benchmarks/benchlib/link.py tells a run's start from its steady state).
@@ -156,14 +161,14 @@ class FakeApple:
             raise RuntimeError("nginx is not installed (.ci/install-deps.sh --test)")
         self._start()
 
-    def _server(self, variant, certificate, http2=True, tls=""):
+    def _server(self, variant, certificate, http2=True, tls="", location=""):
         return f"""
     server {{
         listen {self.address[variant]}:443 ssl{" http2" if http2 else ""};
         server_name {" ".join(APPLE_HOSTS)};{tls}
         ssl_certificate {self.certs / (certificate + ".pem")};
         ssl_certificate_key {self.certs / (certificate + ".key")};
-        location / {{
+        location / {{{location}
             proxy_pass http://sandbox;
             proxy_http_version 1.1;
             proxy_set_header Connection "";
@@ -182,6 +187,8 @@ class FakeApple:
             self._server("wrong_host", "wrong_host"),
             self._server("other_ca", "other_ca"),
             self._server("tls11", "good", http2=False, tls="\n        ssl_protocols TLSv1.1;\n        ssl_ciphers DEFAULT:@SECLEVEL=0;"),
+            self._server("goaway", "good", tls=f"\n        keepalive_requests {REQUESTS_BEFORE_GOAWAY};"),
+            self._server("reset", "good", location="\n            if ($connection_requests = 1) { return 444; }"),
         ])
         user = "user root;" if os.geteuid() == 0 else ""
         return f"""# Written by Tests/tls/fake_apple.py; nginx runs in the foreground as the test's own process.

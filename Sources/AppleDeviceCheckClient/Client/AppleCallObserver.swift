@@ -8,8 +8,12 @@ public protocol AppleCallObserver: Sendable {
 
     /// An attempt's TLS handshake with `host` failed (its outcome is "tls_failed"); `reason` is curl's text.
     func appleTLSFailed(endpoint: AppleCallEndpoint, host: String, reason: String)
+
+    /// An attempt opened `count` new connections to `host` (each a TCP connect, and a TLS handshake over https).
+    func appleConnectionsOpened(host: String, count: Int)
 }
 
 extension AppleCallObserver {
     public func appleTLSFailed(endpoint: AppleCallEndpoint, host: String, reason: String) {}
+    public func appleConnectionsOpened(host: String, count: Int) {}
 }

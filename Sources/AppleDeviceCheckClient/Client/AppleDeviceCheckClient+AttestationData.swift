@@ -44,6 +44,7 @@ extension AppleDeviceCheckClient {
             case .tlsFailed(let reason):
                 outcome = TransientFailure.tlsFailed(reason).label
                 observeTLSFailure(.attestationData, url: configuration.appAttestDataBaseURL, reason: reason)
+            case .noStream: outcome = TransientFailure.overloaded.label
             case .connectionFailed, .shutDown, .cancelled: outcome = TransientFailure.connectionFailed("").label
             }
         }

@@ -24,7 +24,8 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
         self.configuration = configuration
         self.tokens = tokens
         self.http = CurlClient(maxConnectionsPerHost: configuration.maxConnections,
-                                   maxTotalConnections: max(configuration.maxConnections * 2, 16), caFile: configuration.caFile)
+                               maxTotalConnections: max(configuration.maxConnections * 2, 16), caFile: configuration.caFile,
+                               connectionsOpened: Self.connectionsObserver(observer))
         self.limiter = InFlightLimiter(limit: InFlightLimiter.slots(
             maxInFlight: configuration.maxInFlight, maxConnections: configuration.maxConnections, baseURL: configuration.baseURL))
         self.observer = observer
@@ -160,6 +161,8 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
                 result = .failure(.unavailable(.tlsFailed(m)))
                 observeTLSFailure(.deviceCheck(endpoint), url: configuration.baseURL, reason: m)
             case .shutDown: result = .failure(.unavailable(.connectionFailed("client shut down")))
+            // Never sent: like a call that found no in-flight slot, and an update stays unwritten for sure.
+            case .noStream: result = .failure(.unavailable(.overloaded))
             // Taken out of curl mid-call: for an update that may have reached Apple, ambiguous like a lost connection.
             case .cancelled: result = .failure(.unavailable(.connectionFailed("cancelled")))
             }
@@ -208,6 +211,12 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
         guard let observer else { return }
         let elapsed = ContinuousClock.now - started
         observer.appleCall(endpoint: endpoint, outcome: outcome, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+
+    /// What the HTTP client tells of the connections it opened, for `observer` by host name.
+    static func connectionsObserver(_ observer: (any AppleCallObserver)?) -> (@Sendable (String, Int) -> Void)? {
+        guard let observer else { return nil }
+        return { origin, count in observer.appleConnectionsOpened(host: host(of: origin), count: count) }
     }
 
     /// Reports an attempt whose TLS handshake with the host of `url` failed.

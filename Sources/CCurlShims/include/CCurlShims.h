@@ -47,6 +47,20 @@ typedef int (*twobits_curl_closesocket_fn)(void *clientp, curl_socket_t item);
 CURLcode twobits_easy_setopt_opensocket(CURL *h, twobits_curl_opensocket_fn f);
 CURLcode twobits_easy_setopt_closesocket(CURL *h, twobits_curl_closesocket_fn f);
 
+/* The moment a transfer's connection is ready (made or reused) and its request about to go: a multi admits
+   the calls waiting for the streams of a connection that was being opened (CurlMulti+Streams). */
+typedef int (*twobits_curl_prereq_fn)(void *clientp, char *primary_ip, char *local_ip, int primary_port, int local_port);
+
+CURLcode twobits_easy_setopt_prereq(CURL *h, twobits_curl_prereq_fn f);
+/// The socket of the transfer's connection (CURLINFO_ACTIVESOCKET); CURL_SOCKET_BAD when it has none.
+curl_socket_t twobits_easy_active_socket(CURL *h);
+
+/* A diagnostic call (twobits apple-check): curl's verbose text, read for the line naming the TLS version and
+   cipher ("SSL connection using TLSv1.3 / TLS_AES_256_GCM_SHA384"), copied into `t` (NUL-terminated), which must
+   outlive the transfer. */
+typedef struct { char text[96]; } twobits_tls_text;
+CURLcode twobits_easy_capture_tls(CURL *h, twobits_tls_text *t);
+
 /// What curl's own socket opening does, close-on-exec added.
 curl_socket_t twobits_curl_open_socket(struct curl_sockaddr *address);
 int twobits_curl_close_socket(curl_socket_t item);

@@ -25,6 +25,10 @@ struct AppleCallMetrics: AppleCallObserver {
         statistics.appleCall(endpoint: endpoint.label, outcome: outcome, seconds: sent ? seconds : nil)
     }
 
+    func appleConnectionsOpened(host: String, count: Int) {
+        registry.increment(.appleConnectionsOpened, host, by: Double(count))
+    }
+
     func appleTLSFailed(endpoint: AppleCallEndpoint, host: String, reason: String) {
         let first = loggedTLSFailures.withLock { logged -> Bool in
             guard logged.count < 256 else { return false }

@@ -55,6 +55,9 @@ extension MetricFamily {
                                          labels: ["endpoint", "outcome"])
     public static let appleCallSeconds = MetricFamily("twobits_apple_call_seconds", .histogram, "Latency of HTTP attempts against Apple",
                                                labels: ["endpoint"])
+    public static let appleConnectionsOpened = MetricFamily("twobits_apple_connections_opened_total", .counter,
+                                                     "Connections opened to Apple's hosts (a TCP connect, and a TLS handshake over https), by host",
+                                                     labels: ["host"])
     // Policy
     public static let promotionClaims = MetricFamily("twobits_promotion_claims_total", .counter, "Promotion claims by promotion and outcome",
                                               labels: ["promotion", "outcome"])
@@ -105,7 +108,7 @@ extension MetricFamily {
 
     /// Every family, for the test that each is documented and spelled once.
     public static let all: [MetricFamily] = [
-        httpRequests, httpReceiveTimeouts, rateLimited, appleCalls, appleCallSeconds, promotionClaims, installs, automaticBans,
+        httpRequests, httpReceiveTimeouts, rateLimited, appleCalls, appleCallSeconds, appleConnectionsOpened, promotionClaims, installs, automaticBans,
         manualBans, pendingBansApplied, fallbackTokensIssued, fallbackExchangesRefused, fallbackVerifications, fallbackConsumes,
         httpRequestSeconds, httpRequestsInFlight, httpMaxConnections, readinessCheck, signingKeyAge, ledgerCallSeconds,
         unsavedResolutions, appAttestRefusals, appAttestFallbackReasons, appAttestReceiptRefreshes, liveReplicas,

@@ -10,6 +10,8 @@ enum TwoBitsCommand {
               [--environment development|production] [--latency-ms N] [--app-attest-root FILE]
               [--receipt-root FILE]
                                             run the Apple DeviceCheck emulator
+      apple-check --config FILE             one authenticated call to the configured Apple: TLS, HTTP
+                                            version, latency, and whether Apple accepts the credentials
       apikey                                print a new API key and the key_sha256 for the configuration
       keys    generate|rotate|list|prune --dir DIR [--max-ttl SECONDS] [--database FILE|URL]
                                             manage fallback-token signing keys
@@ -36,6 +38,7 @@ enum TwoBitsCommand {
             switch command {
             case "serve": return try await ServeCommand.run(rest)
             case "sandbox": return try await SandboxCommand.run(rest)
+            case "apple-check": return try await AppleCheckCommand.run(rest)
             case "apikey": return APIKeyCommand.run()
             case "keys": return try await KeysCommand.run(rest)
             case "admin": return try await AdminCommand.run(rest)
