@@ -7,6 +7,11 @@ import FoundationEssentials
 /// Made on the caller's thread; from `CurlMulti.add` on, touched only on the multi's loop thread.
 // Unchecked: made on the caller's thread and handed over once; from `CurlMulti.add` on only its loop's thread touches it.
 final class CurlTransfer: @unchecked Sendable {
+    /// The TLS 1.2 cipher suites offered to Apple (and to a proxy re-signing its TLS): ECDHE with AES-GCM or
+    /// ChaCha20-Poly1305, the suites Apple's hosts negotiate.
+    static let tls12Ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
+        + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
+
     let easy: UnsafeMutableRawPointer
     /// Held while curl may read it.
     private var headerList: CurlHeaderList?
@@ -55,6 +60,9 @@ final class CurlTransfer: @unchecked Sendable {
             twobits_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1)
             // Apple offers TLS 1.2 and 1.3; an older version is a path that is not Apple's, whatever openssl.cnf allows.
             twobits_easy_setopt_long(easy, CURLOPT_SSLVERSION, Int(CURL_SSLVERSION_TLSv1_2))
+            // TLS 1.2 suites as Apple offers them: forward-secret AEAD only. OpenSSL's default would also take
+            // CBC with SHA-1 or static RSA from a path that is not Apple's. TLS 1.3's suites are all AEAD.
+            twobits_easy_setopt_str(easy, CURLOPT_SSL_CIPHER_LIST, Self.tls12Ciphers)
         }
         if https, let caFile {
             // Replaces the store: Debian's libcurl also reads /etc/ssl/certs as a directory unless CAPATH is unset.

@@ -14,6 +14,8 @@ runs on one machine do not meet):
   other_ca      for the four names, signed by another CA
   tls11         the good certificate, but TLS 1.1 only (a version Apple does not offer; OpenSSL's security level 0
                 lets nginx speak it)
+  weak_cipher   the good certificate, TLS 1.2 with one suite only, ECDHE-ECDSA-AES128-SHA (CBC, SHA-1): accepted by
+                OpenSSL's default list, not one Apple negotiates
   stall         a TCP listener that never accepts: the TLS handshake never gets an answer
   goaway        the good certificate, HTTP/2; nginx ends each connection with GOAWAY after REQUESTS_BEFORE_GOAWAY (10)
                 requests (`keepalive_requests`)
@@ -51,7 +53,7 @@ APPLE_HOSTS = [
     "data.appattest.apple.com",
     "data-development.appattest.apple.com",
 ]
-VARIANTS = ["good", "http1", "expired", "self_signed", "wrong_host", "other_ca", "tls11", "stall", "goaway", "reset"]
+VARIANTS = ["good", "http1", "expired", "self_signed", "wrong_host", "other_ca", "tls11", "weak_cipher", "stall", "goaway", "reset"]
 REQUESTS_BEFORE_GOAWAY = 10
 STREAMS_PER_CONNECTION = 100
 # What nginx writes per request: enough to tell the host, the HTTP version and the TLS connection of each call, and
@@ -187,6 +189,7 @@ class FakeApple:
             self._server("wrong_host", "wrong_host"),
             self._server("other_ca", "other_ca"),
             self._server("tls11", "good", http2=False, tls="\n        ssl_protocols TLSv1.1;\n        ssl_ciphers DEFAULT:@SECLEVEL=0;"),
+            self._server("weak_cipher", "good", tls="\n        ssl_protocols TLSv1.2;\n        ssl_ciphers ECDHE-ECDSA-AES128-SHA;"),
             self._server("goaway", "good", tls=f"\n        keepalive_requests {REQUESTS_BEFORE_GOAWAY};"),
             self._server("reset", "good", location="\n            if ($connection_requests = 1) { return 444; }"),
         ])
