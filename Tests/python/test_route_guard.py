@@ -1,9 +1,10 @@
-"""The route-table middlewares of docs/examples (route_guard.py) in front of their demo app, run as their users
+"""The route-table middlewares of docs/examples (Go: go/guard.go, Node: node/guard.mjs, Python: route_guard.py) in front of their demo app, run as their users
 would run them, against a live `twobits serve` and the sandbox's simulated iPhones: each route's requirement
 enforced over HTTP, a request proof served once, and a fallback-tier caller refused with a clear error."""
 import http.client
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -11,6 +12,7 @@ import pytest
 
 import test_app_attest as aa
 from conftest import AUDIENCE, ISSUER, REPO
+from test_recipes import go_recipe  # noqa: F401 (a fixture)
 from test_request_proof import digest, proof_challenge, sign
 
 EXAMPLES = REPO / "docs" / "examples"
@@ -23,13 +25,19 @@ def deployment(twobits_module_factory):
     return twobits_module_factory(extra={"app_attest": aa.APP_ATTEST})
 
 
-def guard_command(language):
-    return [sys.executable, str(EXAMPLES / "route_guard.py")]
-
-
-@pytest.fixture(scope="module", params=["python"])
+@pytest.fixture(scope="module", params=["go", "node", "python"])
 def guard(request, deployment):
-    process = subprocess.Popen([*guard_command(request.param), "--listen", "127.0.0.1:0", "--twobits-url", deployment.url,
+    if request.param == "go":
+        # The Go recipe's binary, built as test_recipes.py builds it: `--listen` serves the demo behind its guard.
+        command = request.getfixturevalue("go_recipe")
+    elif request.param == "node":
+        node = shutil.which("node")
+        if node is None:
+            pytest.fail("node is missing: .ci/install-deps.sh --test installs Debian's nodejs")
+        command = [node, str(EXAMPLES / "node" / "guard.mjs")]
+    else:
+        command = [sys.executable, str(EXAMPLES / "route_guard.py")]
+    process = subprocess.Popen([*command, "--listen", "127.0.0.1:0", "--twobits-url", deployment.url,
                                 "--jwks-url", deployment.jwks_url(), "--issuer", ISSUER, "--audience", AUDIENCE],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "TWOBITS_API_KEY": deployment.api_keys["main"]})
