@@ -117,4 +117,45 @@ import TwoBitsClient
             #expect(try await h.verifyProof(later.headers, method: "POST", path: Self.path, body: Self.body)["valid"] as? Bool == true)
         }
     }
+
+    @Test func aRequestSentThroughTheQueueStaysAheadOfTheKeysTokens() async throws {
+        try await withClientHarness { h in
+            let device = try await Device(h)
+            _ = try await device.client.token(for: .strong, limitedUse: true)
+            // Signed alone and a token asked before the request arrives: the token's assertion moved the counter.
+            let early = try await device.client.proof(method: "POST", path: Self.path, body: Self.body)
+            _ = try await device.client.token(for: .strong, limitedUse: true)
+            let stale = try await h.verifyProof(early.headers, method: "POST", path: Self.path, body: Self.body)
+            #expect(stale["reason"] as? String == "counter_not_increasing", "\(stale)")
+
+            // Sent through the queue: a token asked while the request is on its way waits for it to arrive.
+            var request = URLRequest(url: URL(string: "https://api.example.com" + Self.path)!)
+            request.httpMethod = "POST"
+            request.httpBody = Self.body
+            let meanwhile = TokenBox()
+            let verdict = try await device.client.send(request) { signed in
+                meanwhile.task = Task { try await device.client.token(for: .strong, limitedUse: true).tier }
+                // Time enough for the token's two calls, were the queue not held.
+                try await Task.sleep(for: .milliseconds(400))
+                var headers: [String: String] = [:]
+                for name in ["TwoBits-Proof-Key", "TwoBits-Proof-Client-Data", "TwoBits-Proof-Assertion"] {
+                    headers[name] = signed.value(forHTTPHeaderField: name)
+                }
+                let verdict = try await h.verifyProof(headers, method: "POST", path: Self.path, body: Self.body)
+                return verdict["valid"] as? Bool == true ? "valid" : "\(verdict)"
+            }
+            #expect(verdict == "valid")
+            #expect(try await meanwhile.task?.value == "appattest")
+        }
+    }
+}
+
+/// The token task started inside `send`'s closure, read after it returned.
+private final class TokenBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Task<String, any Error>?
+    var task: Task<String, any Error>? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
 }

@@ -39,7 +39,7 @@ extension TwoBitsClient {
             usableUntil: configuration.now().addingTimeInterval(TimeInterval(challenge.expiresIn) - configuration.expiryMargin))
     }
 
-    private func signRequest(method: String, path: String, body: Data) async throws(TwoBitsClientError) -> RequestProof {
+    func signRequest(method: String, path: String, body: Data) async throws(TwoBitsClientError) -> RequestProof {
         guard await appAttest.isSupported else { throw .requestProofUnavailable(.unsupported) }
         if backoff.isWaiting(now: configuration.now()) { throw .requestProofUnavailable(.throttled) }
         var reattested = false
