@@ -29,10 +29,26 @@ import WireVocabulary
             .deviceBanned, .keyRevoked, .strongTierUnavailable(.throttled), .noTierAvailable(nil, deviceCheck: "unsupported"),
             .deviceTokenRefused, .serviceUnavailable(retryAfterSeconds: 3), .network("down"),
             .refused(status: 400, code: "bad_request", reason: nil), .malformedAnswer("x"),
+            .requestProofUnavailable(.unsupported), .requestProofUnavailable(.network), .unsignableRequest("stream"),
         ]
         for error in errors {
             #expect(error.whatToDo.count > 20 && error.whatToDo.hasSuffix("."))
             #expect(error.description.hasSuffix(error.whatToDo))
         }
+    }
+
+    @Test func aProofsClientDataIsJSONWhateverThePathHolds() throws {
+        let path = #"/v1/q?a="b"&c=\d"# + "\u{1}"
+        let data = ProofClientData(challenge: "abc", method: "POST", path: path, body: Data("x".utf8))
+        let members = try #require(try JSONSerialization.jsonObject(with: data.bytes) as? [String: String])
+        #expect(members == ["challenge": "abc", "method": "POST", "path": path,
+                            "body_sha256": Base64URL.encode(SHA256Digest.hash(Data("x".utf8)))])
+    }
+
+    @Test func aURLsRequestTargetIsItsEncodedPathAndQuery() {
+        #expect(TwoBitsClient.requestTarget(of: URL(string: "https://a.example/v1/n%20b?x=1%2B2")!) == "/v1/n%20b?x=1%2B2")
+        #expect(TwoBitsClient.requestTarget(of: URL(string: "https://a.example")!) == "/")
+        #expect(TwoBitsClient.requestTarget(of: URL(string: "https://a.example/?")!) == "/?")
+        #expect(TwoBitsClient.requestTarget(of: URL(string: "/relative")!) == nil)
     }
 }

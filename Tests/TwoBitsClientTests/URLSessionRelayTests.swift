@@ -159,3 +159,22 @@ extension URLSessionRelayTests {
         }
     }
 }
+
+extension URLSessionRelayTests {
+    /// A request proof's challenge goes through the reference relay with its purpose; a relay of the four first
+    /// calls drops the body, and its challenge serves no proof (the main API's verdict says so).
+    @Test func aRequestProofsChallengeTravelsWithItsPurpose() async throws {
+        try await withClientHarness { h in
+            let body = Data(#"{"amount":1}"#.utf8)
+            let device = try await Device(h, relay: relay(h))
+            let proof = try await device.client.proof(method: "POST", path: "/v1/payouts", body: body)
+            let verdict = try await h.verifyProof(proof.headers, method: "POST", path: "/v1/payouts", body: body)
+            #expect(verdict["valid"] as? Bool == true, "\(verdict)")
+
+            let old = try await Device(h, relay: FourCallRelay(relay(h)))
+            let stale = try await old.client.proof(method: "POST", path: "/v1/payouts", body: body)
+            let refused = try await h.verifyProof(stale.headers, method: "POST", path: "/v1/payouts", body: body)
+            #expect(refused["reason"] as? String == "challenge_unknown_or_used", "\(refused)")
+        }
+    }
+}

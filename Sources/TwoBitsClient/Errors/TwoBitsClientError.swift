@@ -1,4 +1,4 @@
-/// Every way `TwoBitsClient.token(for:limitedUse:payload:)` fails, each with what the app should do
+/// Every way `TwoBitsClient.token(for:limitedUse:payload:)` and `proof(method:path:body:)` fail, each with what the app should do
 /// (`whatToDo`). docs/client.md lists them.
 public enum TwoBitsClientError: Error, Sendable, Equatable, CustomStringConvertible {
     /// TwoBits refused the device as banned (403 `device_banned`). Bans hold in every tier.
@@ -7,6 +7,11 @@ public enum TwoBitsClientError: Error, Sendable, Equatable, CustomStringConverti
     case keyRevoked
     /// The route needs the strong tier and App Attest is not available now, for the reason given.
     case strongTierUnavailable(AppAttestStatus)
+    /// A request proof needs the install's App Attest key and App Attest cannot sign now, for the reason given
+    /// (`unsupported`: never on this device). There is no fallback: the route stays closed to this request.
+    case requestProofUnavailable(AppAttestStatus)
+    /// The request cannot be signed as given (a body stream, no URL): its exact bytes and target are needed.
+    case unsignableRequest(String)
     /// App Attest is not available (the reason given) and neither is DeviceCheck (a simulator without a debug
     /// secret, or DeviceCheck failing).
     case noTierAvailable(AppAttestStatus?, deviceCheck: String)
@@ -30,6 +35,12 @@ public enum TwoBitsClientError: Error, Sendable, Equatable, CustomStringConverti
             return "Do not retry: this install's App Attest key was revoked; show the user how to reach support."
         case .strongTierUnavailable:
             return "This route needs App Attest, which this device cannot provide now: retry later, or offer the user a way through routes that accept the devicecheck tier."
+        case .requestProofUnavailable(.unsupported):
+            return "This device cannot sign requests (no App Attest): tell the user this action needs a supported iPhone or iPad; do not retry."
+        case .requestProofUnavailable:
+            return "This action needs App Attest, which is not available now: retry later; there is no weaker way through."
+        case .unsignableRequest:
+            return "Fix the request: give its body as Data (not a stream) and an absolute URL before signing it."
         case .noTierAvailable:
             return "This device can give neither App Attest nor DeviceCheck: on a simulator set ClientConfiguration.debugSecret (development only); on a device retry later."
         case .deviceTokenRefused:
@@ -50,6 +61,8 @@ public enum TwoBitsClientError: Error, Sendable, Equatable, CustomStringConverti
         case .deviceBanned: return "device banned. " + whatToDo
         case .keyRevoked: return "App Attest key revoked. " + whatToDo
         case .strongTierUnavailable(let status): return "strong tier unavailable (\(status.rawValue)). " + whatToDo
+        case .requestProofUnavailable(let status): return "request proof unavailable (\(status.rawValue)). " + whatToDo
+        case .unsignableRequest(let detail): return "unsignable request: \(detail). " + whatToDo
         case .noTierAvailable(let status, let deviceCheck):
             return "no tier available (App Attest: \(status?.rawValue ?? "none"), DeviceCheck: \(deviceCheck)). " + whatToDo
         case .deviceTokenRefused: return "DeviceCheck token refused. " + whatToDo

@@ -51,7 +51,7 @@ extension TwoBitsClient {
         }
     }
 
-    private func attest(pendingKeyID: String?, limitedUse: Bool) async throws(StrongExit) -> ClientToken {
+    func attest(pendingKeyID: String?, limitedUse: Bool) async throws(StrongExit) -> ClientToken {
         let keyID: String
         if let pendingKeyID {
             keyID = pendingKeyID
@@ -112,7 +112,7 @@ extension TwoBitsClient {
     /// A challenge from TwoBits, checked to be 32 bytes of base64url before it goes into signed JSON. For an
     /// attestation, `enroll: false` (the install is outside the rollout, or TwoBits is at its attestation cap)
     /// sends the app to the DeviceCheck tier as `not_enrolled`; a pending key waits for a later call.
-    private func challengeBytes(failed: AppAttestStatus, purpose: ChallengeRequest.Purpose) async throws(StrongExit) -> (text: String, bytes: Data) {
+    func challengeBytes(failed: AppAttestStatus, purpose: ChallengeRequest.Purpose) async throws(StrongExit) -> (text: String, bytes: Data, expiresIn: Int) {
         let answer: ChallengeAnswer
         do {
             answer = try await relay.challenge(ChallengeRequest(installID: configuration.installID, purpose: purpose))
@@ -122,7 +122,7 @@ extension TwoBitsClient {
         if purpose == .attestation, answer.enroll == false { throw .fallback(.notEnrolled) }
         guard answer.challenge.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }),
               let bytes = Base64URL.decode(answer.challenge), bytes.count == 32 else { throw .fallback(failed) }
-        return (answer.challenge, Data(bytes))
+        return (answer.challenge, Data(bytes), answer.expiresIn)
     }
 
     /// A fresh DeviceCheck token for the strong tier's calls, when the configuration asks for one and the
@@ -133,7 +133,7 @@ extension TwoBitsClient {
     }
 
     /// What an App Attest failure means for the flow.
-    private func platformExit(_ error: any Error, failed: AppAttestStatus) -> StrongExit {
+    func platformExit(_ error: any Error, failed: AppAttestStatus) -> StrongExit {
         switch error as? PlatformFailure ?? .unknown(String(describing: error)) {
         case .invalidKey:
             return .discardKey(failed)
@@ -148,7 +148,7 @@ extension TwoBitsClient {
     }
 
     /// What a relay failure in the strong tier means for the flow.
-    private func relayExit(_ error: any Error, failed: AppAttestStatus) -> StrongExit {
+    func relayExit(_ error: any Error, failed: AppAttestStatus) -> StrongExit {
         guard let failure = error as? RelayFailure else { return .fallback(.network) }
         switch failure {
         case .unreachable:

@@ -17,7 +17,9 @@ public actor TwoBitsClient {
     let configuration: ClientConfiguration
     var cache: TokenCache
     var backoff: Backoff
-    private let gate = SerialGate()
+    /// At most one `request_proof` challenge fetched ahead (`prefetchProofChallenge()`), single-use.
+    var prefetchedChallenge: PrefetchedChallenge?
+    let gate = SerialGate()
 
     public init(appAttest: any AppAttestProvider, deviceCheck: any DeviceCheckProvider, keyStore: any KeyStore,
                 relay: any TwoBitsRelay, configuration: ClientConfiguration = ClientConfiguration()) {

@@ -48,6 +48,18 @@ final class ClientHarness: Sendable {
         return json
     }
 
+    /// `POST /v1/app-attest/request-proofs/verify` as the main API would call it: the proof's headers as received,
+    /// with the method, path and body digest it computed itself. The verdict.
+    func verifyProof(_ headers: [String: String], method: String, path: String, body: Data) async throws -> [String: Any] {
+        let digest = SHA256Digest.hash(body).base64URLEncodedString()
+        let fields: [String: Any] = ["artifact": headers["TwoBits-Proof-Key"] ?? "", "client_data": headers["TwoBits-Proof-Client-Data"] ?? "",
+                                     "assertion": headers["TwoBits-Proof-Assertion"] ?? "", "method": method, "path": path, "body_sha256": digest]
+        let (status, json) = try await http.send("POST", base.appendingPathComponent("v1/app-attest/request-proofs/verify"), fields,
+                                                 headers: ["Authorization": "Bearer " + keys["mainapi"]!])
+        guard status == 200 else { throw JSONHTTP.Failure(description: "verify proof: \(status) \(json)") }
+        return json
+    }
+
     /// TwoBits' `/metrics` count of fallback tokens issued for `reason` (`app_attest_status`).
     func fallbackReasonCount(_ reason: String) async throws -> Int {
         let response = try await http.send("GET", base.appendingPathComponent("metrics"), nil as Data?)

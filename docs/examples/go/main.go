@@ -11,6 +11,7 @@ import (
 )
 
 // go run . --jwks-url URL --issuer I --audience A [--tiers devicecheck] [--binding SESSION] [--consume-url URL --api-key KEY] TOKEN
+// go run . --listen HOST:PORT --twobits-url URL --jwks-url URL --issuer I --audience A: the demo app behind the route guard.
 // Prints the claims and exits 0 when the token is accepted; prints "invalid token: reason" and exits 1 otherwise.
 func main() {
 	jwksURL := flag.String("jwks-url", "", "TwoBits' /.well-known/jwks.json")
@@ -24,7 +25,13 @@ func main() {
 		binding = &value
 		return nil
 	})
+	listen := flag.String("listen", "", "serve the demo app behind the route guard here instead (with --twobits-url)")
+	twobitsURL := flag.String("twobits-url", "", "TwoBits' base URL, for --listen")
 	flag.Parse()
+	if *listen != "" {
+		fmt.Fprintln(os.Stderr, serveDemo(*listen, *twobitsURL, *jwksURL, *issuer, *audience))
+		os.Exit(1)
+	}
 	if flag.NArg() != 1 || *jwksURL == "" || *issuer == "" || *audience == "" {
 		fmt.Fprintln(os.Stderr, "usage: verify --jwks-url URL --issuer I --audience A [--tiers T,...] [--binding SESSION] [--consume-url URL --api-key KEY] TOKEN")
 		os.Exit(2)
