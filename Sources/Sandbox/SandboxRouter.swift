@@ -22,6 +22,7 @@ struct SandboxRouter: Sendable {
         r.add("DELETE", "/sandbox/v1/faults") { sandbox, _ in sandbox.clearFaults(); return .json(200, ["faults": 0]) }
         r.add("PUT", "/sandbox/v1/latency") { sandbox, request in sandbox.controlSetLatency(request) }
         r.add("GET", "/sandbox/v1/counters") { sandbox, _ in .json(200, sandbox.counters) }
+        r.add("GET", "/sandbox/v1/writes") { sandbox, request in sandbox.controlReadWrites(request) }
         r.add("DELETE", "/sandbox/v1/counters") { sandbox, _ in sandbox.resetCounters(); return .json(200, sandbox.counters) }
         r.add("POST", "/sandbox/v1/app-attest/keys") { sandbox, request in sandbox.controlCreateAppAttestKey(request) }
         r.add("POST", "/sandbox/v1/app-attest/attestations") { sandbox, request in sandbox.controlAttest(request) }

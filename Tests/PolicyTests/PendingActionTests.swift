@@ -157,4 +157,31 @@ struct PendingActionTests {
             await #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
         }
     }
+
+    /// The fault campaign (counter layout, seed 13): an unban applied through an install id wrote at Apple but its
+    /// outcome stayed `unknown`; three reinstalls later the device was banned automatically, and the next unban
+    /// pending for that install id lifted the automatic ban, because only `ok` orders counted as applied. An order
+    /// that may have been applied counts: the last one through the install id was an unban, so the ban stays.
+    @Test func aPendingUnbanDoesNotLiftAnAutomaticBanAfterAnUnbanOfUnknownOutcome() async throws {
+        try await withPolicy(clientTimeoutMilliseconds: 300, Self.counter) { h in
+            let d = try h.newDevice()
+            _ = try await h.policy.orderPending(.ban, installID: "install-7", reason: "abuse", client: "support")
+            #expect(await failure { try await h.policy.registerInstall(token: d.token, installID: "install-7", client: "api") } == .deviceBanned)
+            _ = try await h.policy.orderPending(.unban, installID: "install-7", reason: nil, client: "support")
+            // Every attempt writes, then the connection drops: Apple wrote, the outcome is not known.
+            h.sandbox.inject(Fault(kind: .drop, count: 1_000, endpoint: "update_two_bits", apply: true))
+            _ = try? await h.policy.registerInstall(token: try h.token(d.id), installID: "install-7", client: "api")
+            h.sandbox.clearFaults()
+            #expect(try await h.audit().first { $0.action == "unban.applied" }?.result == .unknown)
+            #expect(try h.query(d.id) == state(0, 0, h.month))
+            for _ in 0..<3 { _ = try await h.policy.registerInstall(token: try h.token(d.id), installID: nil, client: "api") }
+            #expect(try h.query(d.id) == state(1, 1, h.month), "banned automatically: 3 reinstalls")
+
+            _ = try await h.policy.orderPending(.unban, installID: "install-7", reason: nil, client: "support")
+            let updates = try h.state(d.id).updates
+            #expect(await failure { try await h.policy.registerInstall(token: try h.token(d.id), installID: "install-7", client: "api") } == .deviceBanned)
+            #expect(try h.state(d.id).updates == updates, "the automatic ban was lifted")
+            await #expect(try h.ledger.pendingActions().map(\.kind) == [.unban])
+        }
+    }
 }

@@ -130,4 +130,38 @@ final class IntentRefusingStore: IdempotencyStore, Sendable {
             #expect(s.renders.withLock { $0 } == 2)
         }
     }
+
+    /// The fault campaign (SQLite, seed 13, a full ledger disk): a keyed claim answered 403 `device_banned`, its
+    /// answer not stored; 140 s later (the device unbanned and claimed meanwhile) the same key answered 409
+    /// `already_claimed`. A final answer that cannot be stored is not given: 503 `storage_unavailable` (a final
+    /// refusal wrote nothing) and the key back, so the retry runs afresh and its answer is the one stored.
+    @Test func aFinalRefusalTheLedgerCannotStoreIsNotGivenAsFinal() async throws {
+        let directory = NSTemporaryDirectory() + "twobits-claims-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = FailingIdempotencyStore(try DatabaseLocation.sqlite(path: directory + "/ledger.sqlite").openLedger(pool: .init()))
+        store.failing.withLock { $0 = false }
+        store.failingCompletes.withLock { $0 = true }
+        let month = YearMonth(containing: Date())
+        let configuration = PolicyConfiguration(layout: .roles(bit0: .promotion, bit1: .ban),
+                                                promotions: [Promotion(id: "spring", starts: month, ends: nil, bit: 0)])
+        let ledger = try DatabaseLocation.sqlite(path: directory + "/policy.sqlite").openLedger(pool: .init())
+        let claims = ClaimService(policy: BitPolicy(configuration: configuration, apple: CountingApple(), ledger: ledger), ledger: store,
+                                  events: SilentEvents())
+        let request = ClaimRequest(promotion: "nope", token: Self.token, client: "c", idempotencyKey: "k")
+        let render: ClaimService.Renderer = { _ in RecordedAnswer(status: 404, body: Data("no such promotion".utf8)) }
+        do throws(ClaimError) {
+            let result = try await claims.claim(request, render: render)
+            Issue.record("a final answer that was not stored was given: \(result)")
+        } catch {
+            guard case .storage = error else { Issue.record("expected storage_unavailable, got \(error)"); return }
+        }
+        // The key was given back: the retry runs afresh, and once stored its answer is replayed.
+        store.failingCompletes.withLock { $0 = false }
+        guard case .answered(.refused(.unknownPromotion), let answer) = try await claims.claim(request, render: render) else {
+            Issue.record("the retry was not refused unknown_promotion"); return
+        }
+        guard case .replayed(let replay) = try await claims.claim(request, render: render) else { Issue.record("not replayed"); return }
+        #expect(replay == answer)
+    }
 }

@@ -110,6 +110,8 @@ class Workload:
         self.reserve = {}
         self.limited = []
         self.keys = []           # idempotency keys used: key -> last definite or not
+        self.orders = 0
+        self.unresolved = []     # (op, path, body, args) of the bans, unbans and pending orders answered unknown
         self.stop = threading.Event()
         for _ in range(devices):
             self.add_device()
@@ -166,7 +168,7 @@ class Workload:
         args = {"device": device, "token": prefix(token)}
         path = f"/v1/promotions/{PROMOTION}/claim"
         if not keyed:
-            self.call(client, rng.choice(REPLICAS), "claim", "POST", path, {"device_token": token}, "marketing", args)
+            self.call(client, rng.choice(self.c.replicas), "claim", "POST", path, {"device_token": token}, "marketing", args)
             return
         key = f"k-{self.seed}-{uuid.UUID(int=rng.getrandbits(128))}"
         args["key"] = key
@@ -174,20 +176,21 @@ class Workload:
             self.keys.append((key, token, device))
         self.keyed_claim(client, rng, key, token, args, attempts=5)
 
-    def keyed_claim(self, client, rng, key, token, args, attempts, budget=40.0):
-        """A careful client: the same key again after a timeout, a 5xx, a 429 or 409 request_in_progress."""
+    def keyed_claim(self, client, rng, key, token, args, attempts, budget=40.0, resolving=False):
+        """A careful client: the same key again after a timeout, a 5xx, a 429 or 409 request_in_progress (once the
+        workload stops, only when `resolving`: the careful client of `resolve`)."""
         started = time.monotonic()
         for attempt in range(attempts):
-            entry, parsed = self.call(client, rng.choice(REPLICAS), "claim", "POST", f"/v1/promotions/{PROMOTION}/claim",
+            entry, parsed = self.call(client, rng.choice(self.c.replicas), "claim", "POST", f"/v1/promotions/{PROMOTION}/claim",
                                       {"device_token": token}, "marketing", {**args, "attempt": attempt},
                                       headers={"Idempotency-Key": key}, timeout=rng.choice(KEYED_TIMEOUTS))
             if checker.definite(entry):
                 if rng.random() < 0.15:  # the answer is lost on the client's side: the same key once more, elsewhere
-                    self.call(client, rng.choice(REPLICAS), "claim", "POST", f"/v1/promotions/{PROMOTION}/claim",
+                    self.call(client, rng.choice(self.c.replicas), "claim", "POST", f"/v1/promotions/{PROMOTION}/claim",
                               {"device_token": token}, "marketing", {**args, "attempt": attempt + 1, "duplicate": True},
                               headers={"Idempotency-Key": key})
                 return entry
-            if time.monotonic() - started > budget or (self.stop.is_set() and attempts < 50):
+            if time.monotonic() - started > budget or (self.stop.is_set() and not resolving):
                 return entry
             time.sleep(1.0 if entry.get("status") else 0.3)
         return entry
@@ -198,7 +201,7 @@ class Workload:
         if request is None:
             return
         body, args = request
-        self.call(client, rng.choice(REPLICAS), "install", "POST", "/v1/installs", body, "main", args)
+        self.call(client, rng.choice(self.c.replicas), "install", "POST", "/v1/installs", body, "main", args)
 
     def device_request(self, rng):
         """A random device's fresh token as a request body, sometimes with its install id; None without a token."""
@@ -228,17 +231,25 @@ class Workload:
         token = self.token(device)
         if token is None:
             return
-        body = {"device_token": token, "reason": "nemesis"}
-        self.call(client, rng.choice(REPLICAS), "unban" if unban else "ban", "POST",
-                  "/v1/admin/unbans" if unban else "/v1/admin/bans", body, "ops", {"device": device, "token": prefix(token)})
+        self.order(client, rng, "unban" if unban else "ban", "/v1/admin/unbans" if unban else "/v1/admin/bans",
+                   {"device_token": token, "reason": "nemesis"}, {"device": device, "token": prefix(token)})
 
     def pending(self, client, rng, unban):
         install = self.install_of(rng.choice([d for d in self.devices if not self.by_token(d)] or self.devices), rng)
         if install is None:
             return
-        self.call(client, rng.choice(REPLICAS), "unban.pending" if unban else "ban.pending", "POST",
-                  "/v1/admin/unbans" if unban else "/v1/admin/bans", {"install_id": install, "reason": "nemesis"},
-                  "ops", {"install": install})
+        self.order(client, rng, "unban.pending" if unban else "ban.pending", "/v1/admin/unbans" if unban else "/v1/admin/bans",
+                   {"install_id": install, "reason": "nemesis"}, {"install": install})
+
+    def order(self, client, rng, op, path, body, args):
+        """An admin's order, named (`order`) so that its re-sends are one order; kept for `resolve` when unknown."""
+        with self.lock:
+            self.orders += 1
+            args["order"] = f"o{self.orders}"
+        entry, _ = self.call(client, rng.choice(self.c.replicas), op, "POST", path, body, "ops", args)
+        if entry["outcome"] == "unknown":
+            with self.lock:
+                self.unresolved.append((op, path, body, args))
 
     def exchange(self, client, rng):
         request = self.device_request(rng)
@@ -247,7 +258,7 @@ class Workload:
         body, args = request
         if rng.random() < 0.5:
             body["limited_use"] = args["limited_use"] = True
-        entry, parsed = self.call(client, rng.choice(REPLICAS), "exchange", "POST", "/v1/fallback-tokens", body, "main", args)
+        entry, parsed = self.call(client, rng.choice(self.c.replicas), "exchange", "POST", "/v1/fallback-tokens", body, "main", args)
         if entry["outcome"] == "ok" and body.get("limited_use"):
             with self.lock:
                 self.limited.append(parsed["token"])
@@ -259,12 +270,12 @@ class Workload:
                 return
             token = rng.choice(self.limited)
         jti = json.loads(base64.urlsafe_b64decode(token.split(".")[1] + "==")).get("jti")
-        self.call(client, rng.choice(REPLICAS), "consume", "POST", "/v1/fallback-tokens/verify",
+        self.call(client, rng.choice(self.c.replicas), "consume", "POST", "/v1/fallback-tokens/verify",
                   {"token": token, "consume": True}, "main", {"jti": jti})
 
     def app_attest(self, client, rng, state):
         """One attested key per client; then assertions, a few of them replaying the previous counter."""
-        replica = rng.choice(REPLICAS)
+        replica = rng.choice(self.c.replicas)
         try:
             status, parsed, _ = request("POST", self.c.urls[replica] + "/v1/app-attest/challenges", {}, self.c.api_keys["main"])
         except (OSError, http.client.HTTPException):
@@ -279,7 +290,7 @@ class Workload:
                 key_id = made["key_id"]
                 status, signed = self.sandbox("POST", "/sandbox/v1/app-attest/attestations",
                                               {"key_id": key_id, "client_data_hash": b64(hashlib.sha256(raw).digest())})
-                entry, answer = self.call(client, rng.choice(REPLICAS), "attest", "POST", "/v1/app-attest/attestations",
+                entry, answer = self.call(client, rng.choice(self.c.replicas), "attest", "POST", "/v1/app-attest/attestations",
                                           {"key_id": key_id, "challenge": value, "attestation_object": signed["attestation_object"]},
                                           "main", {"key_id": key_id})
                 if entry["outcome"] == "ok":
@@ -295,7 +306,7 @@ class Workload:
                 return
         except (OSError, http.client.HTTPException, KeyError, TypeError):
             return
-        self.call(client, rng.choice(REPLICAS), "assert", "POST", "/v1/app-attest/assertions",
+        self.call(client, rng.choice(self.c.replicas), "assert", "POST", "/v1/app-attest/assertions",
                   {"key_id": state["key"], "assertion": signed["assertion"], "client_data": b64(client_data), "challenge": value},
                   "main", {"key_id": state["key"], "counter": signed["counter"], "replay": bool(fault)})
 
@@ -353,20 +364,21 @@ def summarize(parsed):
 # -- the nemesis -----------------------------------------------------------------------------------
 
 FAULTS = ["kill", "pause", "replica-pg", "primary-cut", "failover", "apple-slow", "apple-fail", "apple-cut"]
+SQLITE_FAULTS = ["kill", "pause", "disk-full", "disk-freeze", "apple-slow", "apple-fail", "apple-cut"]
 
 
-def schedule(seed, seconds):
+def schedule(seed, seconds, faults=FAULTS, replicas=REPLICAS):
     """[(start, kind, target, hold)]: every kind once before any repeats (failover once only), then at random."""
     rng = random.Random(f"{seed}-nemesis")
     plan, t = [], 4.0
-    first = FAULTS[:]
+    first = faults[:]
     rng.shuffle(first)
     while True:
-        kind = first.pop() if first else rng.choice([f for f in FAULTS if f != "failover"])
+        kind = first.pop() if first else rng.choice([f for f in faults if f != "failover"])
         hold = PAUSE_SECONDS if kind == "pause" else rng.uniform(3, 7)
         if t + hold > seconds:
             break
-        plan.append((round(t, 2), kind, rng.choice(REPLICAS), round(hold, 2)))
+        plan.append((round(t, 2), kind, rng.choice(replicas), round(hold, 2)))
         t += hold + rng.uniform(2, 5)
     return plan
 
@@ -405,6 +417,12 @@ def inject(c, kind, target, sandbox):
         primary = c.primary
         c.cut(primary)
         return lambda: c.mend(primary)
+    if kind == "disk-full":
+        c.fill_disk()
+        return c.empty_disk
+    if kind == "disk-freeze":
+        c.freeze_disk()
+        return c.thaw_disk
     if kind == "failover":
         c.fail_over()
         return lambda: None
@@ -432,7 +450,7 @@ def inject(c, kind, target, sandbox):
 
 def liveness(workload, history, healed_at):
     """Every replica must answer 2xx to a real request (an exchange: Apple and the ledger) within 30 s."""
-    for name in REPLICAS:
+    for name in workload.c.replicas:
         first_ok = None
         while history.now() - healed_at < 35:
             try:
@@ -450,7 +468,8 @@ def liveness(workload, history, healed_at):
 
 
 def resolve(workload, history):
-    """A careful client does not give up: every key whose outcome is still unknown is sent again until definite."""
+    """A careful client does not give up: every key whose outcome is still unknown is sent again until definite, and
+    so is every ban, unban and pending order whose outcome was unknown."""
     last = {}
     with open(history.file.name) as f:
         for line in f:
@@ -461,7 +480,26 @@ def resolve(workload, history):
     for key, token, device in workload.keys:
         if key in last and not checker.definite(last[key]):
             args = {k: v for k, v in last[key]["args"].items() if k != "attempt"}
-            workload.keyed_claim("resolver", rng, key, token, args, attempts=20, budget=30)
+            workload.keyed_claim("resolver", rng, key, token, args, attempts=20, budget=30, resolving=True)
+    for op, path, body, args in workload.unresolved:  # a careful admin: the same order again until it is answered
+        started = time.monotonic()
+        for attempt in range(1, 21):
+            entry, _ = workload.call("resolver", rng.choice(workload.c.replicas), op, "POST", path, body, "ops", {**args, "attempt": attempt})
+            if checker.definite(entry) or time.monotonic() - started > 30:
+                break
+            time.sleep(1.0 if entry.get("status") else 0.3)
+
+
+def write_log(workload):
+    """The sandbox's log of every update Apple accepted, whole (it keeps the last 200,000)."""
+    writes, after = [], 0
+    while True:
+        status, page = workload.sandbox("GET", f"/sandbox/v1/writes?after={after}&limit=1000")
+        assert status == 200 and page["oldest"] == 1, (status, page and page.get("oldest"))
+        writes += page["writes"]
+        if page.get("next_after") is None:
+            return writes
+        after = page["next_after"]
 
 
 def audit_trail(cluster):
@@ -470,7 +508,7 @@ def audit_trail(cluster):
         path = "/v1/admin/audit?limit=200" + (f"&before={before}" if before else "")
         for attempt in range(20):
             try:
-                status, parsed, _ = request("GET", cluster.urls[REPLICAS[attempt % 3]] + path, key=cluster.api_keys["ops"], timeout=30)
+                status, parsed, _ = request("GET", cluster.urls[cluster.replicas[attempt % len(cluster.replicas)]] + path, key=cluster.api_keys["ops"], timeout=30)
             except (OSError, http.client.HTTPException) as error:
                 status, parsed = None, str(error)
             if status == 200:
@@ -490,12 +528,13 @@ def main():
     parser.add_argument("--clients", type=int, default=6)
     parser.add_argument("--shared-installs", action="store_true",
                         help="every device may present any of four install ids (reproduces the pending-unban finding)")
-    parser.add_argument("--layout", choices=["roles", "counter"], default="roles",
-                        help="roles: bit0 a promotion, bit1 the ban (claims); counter: the reinstall counter (installs)")
+    parser.add_argument("--layout", choices=["roles", "counter", "sqlite"], default="roles",
+                        help="roles: bit0 a promotion, bit1 the ban (claims); counter: the reinstall counter (installs); "
+                             "sqlite: roles on one replica with the SQLite ledger on a disk the nemesis fills and freezes")
     parser.add_argument("--out", default=None, help="directory for history.jsonl, final.json, logs (default a new one under /tmp)")
     parser.add_argument("--binary", default=os.environ.get("TWOBITS_BIN") or str(REPO / ".build" / "release" / "twobits"))
     options = parser.parse_args()
-    missing = why_unavailable()
+    missing = why_unavailable(options.layout)
     if missing:
         print(f"nemesis: cannot run: {missing}", file=sys.stderr)
         return 2
@@ -510,7 +549,10 @@ def main():
         # Nothing may outlive the campaign: SIGTERM/SIGINT end it through the finally below.
         signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
         cluster.build_network()
-        cluster.start_postgres()
+        if cluster.sqlite:
+            cluster.start_disk()
+        else:
+            cluster.start_postgres()
         cluster.start_services()
         workload = Workload(cluster, history, options.seed, shared_installs=options.shared_installs)
         workload.stop = stop
@@ -518,7 +560,7 @@ def main():
         def sandbox(method, path, body=None):
             return workload.sandbox(method, path, body)
 
-        plan = schedule(options.seed, options.seconds)
+        plan = schedule(options.seed, options.seconds, *((SQLITE_FAULTS, cluster.replicas) if cluster.sqlite else ()))
         print(f"nemesis: seed {options.seed}, {options.seconds:.0f} s, layout {options.layout}, {options.clients} clients, net {cluster.net}.0/24, "
               f"{len(plan)} faults: {', '.join(k for _, k, _, _ in plan)}", flush=True)
         nem = threading.Thread(target=nemesis, args=(cluster, history, plan, stop, sandbox), daemon=True)
@@ -539,6 +581,7 @@ def main():
         final = {"month": time.strftime("%Y-%m", time.gmtime()),
                  "devices": {d: workload.sandbox("GET", f"/sandbox/v1/devices/{d}")[1] for d in workload.devices},
                  "counters": workload.sandbox("GET", "/sandbox/v1/counters")[1],
+                 "writes": write_log(workload),
                  "audit": audit_trail(cluster)}
         (out / "final.json").write_text(json.dumps(final, indent=1))
     finally:

@@ -13,11 +13,13 @@ overlapping writes explain a lost bit and are not counted as anomalies.
 import json
 import sys
 from collections import defaultdict
+from datetime import datetime
 from pathlib import Path
 
 UNKNOWN_REACH = 30.0  # seconds an unknown operation may still act after its invocation (deadline, pauses)
 WRITES = {"promotion.claim", "install.register", "ban", "unban", "ban.applied", "unban.applied"}
 LIVENESS_SECONDS = 30.0
+CLOCK_SLACK_MS = 1000  # an event's time (the replica's clock) against the sandbox's, on one machine
 
 
 def load(path):
@@ -33,9 +35,22 @@ def definite(e):
     return not (status == 409 and code == "request_in_progress")
 
 
+def storage_refused(e):
+    return e.get("status") == 503 and (e.get("body") or {}).get("code") == "storage_unavailable"
+
+
 def reach(e):
     """The end of the time in which the operation may have acted."""
     return e["complete"] if e["outcome"] != "unknown" else e["invoke"] + UNKNOWN_REACH
+
+
+def at_ms(event):
+    return datetime.fromisoformat(event["at"].replace("Z", "+00:00")).timestamp() * 1000
+
+
+def written_bits(w):
+    """A write log entry's bits as an audit event writes them, "(1,0)"; "?" for a bit the update left out."""
+    return "(" + ",".join("?" if w[b] is None else str(int(w[b])) for b in ("bit0", "bit1")) + ")"
 
 
 def show(e):
@@ -53,10 +68,12 @@ def check(history, final):
     ops = [e for e in history if e.get("type", "op") == "op"]
     by_device = defaultdict(list)
     device_of = {}
+    sent_with = defaultdict(list)  # token prefix -> every operation that sent it
     for e in ops:
         if "device" in e.get("args", {}):
             by_device[e["args"]["device"]].append(e)
             device_of[e["args"]["token"]] = e["args"]["device"]
+            sent_with[e["args"]["token"]].append(e)
 
     for e in ops:
         if e.get("status") == 500:
@@ -134,6 +151,15 @@ def check(history, final):
         if not answers:
             report("idempotency", f"key {key} never resolved to an outcome", *attempts[-3:])
 
+    # -- an admin's order answered unknown is re-sent until definite (the careful admin of the workload) ---------
+    orders = defaultdict(list)
+    for e in ops:
+        if "order" in e["args"]:
+            orders[e["args"]["order"]].append(e)
+    for order, attempts in orders.items():
+        if any(a["outcome"] == "unknown" for a in attempts) and not any(definite(a) for a in attempts):
+            report("order-resolved", f"{attempts[0]['op']} order {order} never resolved to an outcome", *attempts[-3:])
+
     # -- limited-use tokens: consumed at most once -----------------------------------------------------
     consumed = defaultdict(list)
     for e in ops:
@@ -210,8 +236,19 @@ def check(history, final):
             elif action == "unban" and result == "ok":
                 last_ban = None
 
-    # -- every Apple write has exactly one audit event ---------------------------------------------------
-    certain, possible = defaultdict(list), defaultdict(list)
+    # -- Apple's write log against the audit trail, one by one: each write has exactly one event ---------------
+    # An event with a transaction id names its write; one without (unknown, pending, settled by a query) may
+    # account for at most one write of its device and bits, made within UNKNOWN_REACH after the intent.
+    # One intent writes at most once: an attempt whose answer is lost ends the call (a timeout takes its
+    # whole deadline), and the campaign plays no fault that writes and then drops the connection.
+    writes = final.get("writes")
+    if writes is None:
+        anomalies.append("[write-audited] the final state has no write log")
+        writes = []
+    by_transaction = defaultdict(list)
+    for w in writes:
+        by_transaction[w["transaction_id"]].append(w)
+    matched, candidates = set(), defaultdict(list)
     seen_intents, seen_transactions = {}, {}
     for event in audit:
         if event["action"] not in WRITES:
@@ -226,20 +263,32 @@ def check(history, final):
         if device is None:
             anomalies.append(f"[write-audited] audit event {event['id']} ({event['action']}) for a token no operation sent")
             continue
-        landed = event["result"] in ("ok", "banned")
-        if landed and event.get("transaction_id"):
-            certain[device].append(event)
-        if landed or event["result"] in ("unknown", "pending") or \
-                (event["result"] == "failed" and "does not show" in (event.get("reason") or "")):
-            possible[device].append(event)
-    for device, state in final["devices"].items():
-        updates = (state or {}).get("updates", 0)
-        if updates > len(possible[device]):
-            anomalies.append(f"[write-audited] device {device}: {updates} writes at Apple, at most {len(possible[device])} "
-                             f"audited as possibly written (events {[ev['id'] for ev in possible[device]]})")
-        if updates < len(certain[device]):
-            anomalies.append(f"[write-audited] device {device}: {len(certain[device])} audit events say Apple wrote, "
-                             f"Apple counted {updates} (events {[ev['id'] for ev in certain[device]]})")
+        intended = (event.get("bits_after") or "").split("@")[0] or None  # a failed event no longer says
+        if event.get("transaction_id"):
+            hits = by_transaction.get(event["transaction_id"], [])
+            if len(hits) != 1 or hits[0]["device_id"] != device or intended not in (None, written_bits(hits[0])):
+                anomalies.append(f"[write-audited] audit event {event['id']} ({event['action']} {event['result']}) says Apple "
+                                 f"wrote {intended} to {device} in transaction {event['transaction_id']}; Apple's log: {hits}")
+            matched.update(w["sequence"] for w in hits)
+        elif event["result"] in ("ok", "banned", "unknown", "pending") or "does not show" in (event.get("reason") or ""):
+            candidates[device].append((at_ms(event), intended, event["id"]))
+    used = set()
+    for w in sorted(writes, key=lambda w: w["sequence"]):
+        if w["sequence"] in matched:
+            continue
+        fits = [c for c in candidates[w["device_id"]] if c[2] not in used and c[1] in (None, written_bits(w))
+                and c[0] - CLOCK_SLACK_MS <= w["at_ms"] <= c[0] + UNKNOWN_REACH * 1000]
+        if fits:
+            used.add(min(fits)[2])  # the earliest: every window is as long, so this never starves a later write
+        else:
+            anomalies.append(f"[write-audited] Apple write {w['sequence']} ({written_bits(w)} to {w['device_id']}, "
+                             f"transaction {w['transaction_id']}, at {w['at_ms']}) matched by no audit event")
+    # A 503 storage_unavailable promises that nothing was written: no write of Apple's may be a refused request's.
+    refused_only = {t for t, sent in sent_with.items() if all(storage_refused(e) for e in sent)}
+    for event in audit:
+        if event.get("token_sha256_prefix") in refused_only and (event.get("transaction_id") or event["id"] in used):
+            anomalies.append(f"[refusal-wrote-nothing] audit event {event['id']} ({event['action']} {event['result']}): Apple "
+                             f"wrote for a token whose every request was answered 503 storage_unavailable")
     if (final.get("counters") or {}).get("updates_missing_bit"):
         anomalies.append(f"[write-audited] {final['counters']['updates_missing_bit']} updates left a bit out")
 

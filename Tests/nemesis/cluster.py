@@ -6,6 +6,9 @@
                                 ── veth ── apple          .10           (`twobits sandbox`)
                                 ── veth ── the harness    .1            (the one end left in the root namespace)
 
+`layout="sqlite"`: one replica (r1) on the SQLite ledger, no PostgreSQL, the ledger's directory on an ext4
+image of its own (a loop device, 64 MiB) that the nemesis fills to the last byte and freezes (`fsfreeze`).
+
 Only addresses and namespaces created here are ever touched; `Cluster.close()` removes them all (and the
 processes and the temporary directory), whatever happened. Partitions: `ip link set … down` on a member's
 bridge port (cut from everything), or blackhole routes between two members (cut from each other only);
@@ -43,13 +46,17 @@ def run(*args, check=True, timeout=60):
     return result
 
 
-def why_unavailable():
+def why_unavailable(layout="roles"):
     """Why the campaign cannot run here, or None."""
     if os.geteuid() != 0:
         return "the fault campaign needs root (network namespaces)"
     if not shutil.which("ip"):
         return "no `ip` command (iproute2)"
-    if PG_BIN is None or not (PG_BIN / "initdb").exists():
+    if layout == "sqlite":
+        missing = [tool for tool in ("mkfs.ext4", "fsfreeze", "mount", "umount") if not shutil.which(tool)]
+        if missing:
+            return f"no {', '.join(missing)} (the SQLite layout's ledger disk)"
+    elif PG_BIN is None or not (PG_BIN / "initdb").exists():
         return "no PostgreSQL server (apt-get install postgresql)"
     probe = f"tbnprobe{os.getpid()}"
     result = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
@@ -73,6 +80,10 @@ class Cluster:
     def __init__(self, binary, layout="roles", log=print):
         self.binary = str(binary)
         self.layout = layout
+        self.sqlite = layout == "sqlite"
+        self.replicas = ["r1"] if self.sqlite else REPLICAS
+        self.members = {name: host for name, host in MEMBERS.items() if not self.sqlite or name in ("apple", "r1")}
+        self.disk = None           # the SQLite layout's mounted ledger file system
         self.log = log
         self.octet = free_octet()
         self.net = f"10.213.{self.octet}"
@@ -108,7 +119,7 @@ class Cluster:
         run("ip", "-n", hub, "link", "set", "p-host", "master", "br0", "up")
         run("ip", "addr", "add", f"{self.ip('host')}/24", "dev", self.host_link)
         run("ip", "link", "set", self.host_link, "up")
-        for index, name in enumerate(MEMBERS):
+        for index, name in enumerate(self.members):
             space = self.ns(name)
             run("ip", "netns", "add", space)
             self.namespaces.append(space)
@@ -196,10 +207,45 @@ class Cluster:
         self.primary = "pg2"
         self.failed_over = True
 
+    # -- the SQLite layout's ledger disk ---------------------------------------------------------------
+
+    def start_disk(self, megabytes=64):
+        """An ext4 image on a loop device, mounted for the ledger alone (no blocks reserved for root)."""
+        image, disk = self.dir / "ledger.img", self.dir / "ledger-disk"
+        disk.mkdir()
+        with open(image, "wb") as f:
+            f.truncate(megabytes * 1024 * 1024)
+        run("mkfs.ext4", "-q", "-F", "-m", "0", image)
+        run("mount", "-o", "loop", image, disk)
+        self.disk = disk
+        self.database = str(disk / "twobits.sqlite")
+
+    def fill_disk(self):
+        """Fills the ledger's file system until not one byte fits (64 KiB writes, then smaller ones)."""
+        fd = os.open(self.disk / "filler", os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            for size in (65536, 4096, 512, 1):
+                try:
+                    while True:
+                        os.write(fd, b"\0" * size)
+                except OSError:
+                    pass
+        finally:
+            os.close(fd)
+
+    def empty_disk(self):
+        (self.disk / "filler").unlink(missing_ok=True)
+
+    def freeze_disk(self):
+        run("fsfreeze", "-f", self.disk)
+
+    def thaw_disk(self):
+        run("fsfreeze", "-u", self.disk, check=False)
+
     # -- the sandbox and the replicas ------------------------------------------------------------
 
     def start_services(self):
-        extra = {"database": self.database, "database_pool_wait_ms": 1000,
+        extra = {"database": self.database, **({} if self.sqlite else {"database_pool_wait_ms": 1000}),
                  "apple": {"base_url": f"http://{self.ip('apple')}:8081", "timeout_ms": APPLE_TIMEOUT_MS},
                  "server": {"threads": 2, "request_deadline_ms": REQUEST_DEADLINE_MS, "shutdown_grace_ms": 500},
                  "app_attest": APP_ATTEST}
@@ -217,7 +263,7 @@ class Cluster:
                              "--receipt-root", str(d.dir / "receipt-root.pem")])
         self.wait_ok(self.sandbox_url + "/sandbox/v1/healthz", "apple")
         self.urls = {}
-        for name in REPLICAS:
+        for name in self.replicas:
             path = d.dir / f"config-{name}.json"
             path.write_text(json.dumps({**d.config, "listen": f"{self.ip(name)}:8080"}, indent=2))
             self.urls[name] = f"http://{self.ip(name)}:8080"
@@ -262,6 +308,8 @@ class Cluster:
 
     def close(self, keep=None):
         """Everything goes, whatever state it is in; `keep` copies the logs there first."""
+        if self.disk:
+            self.thaw_disk()  # first: a process waiting on a frozen file system cannot die
         for name, proc in self.procs.items():
             if proc.poll() is None:
                 try:
@@ -281,6 +329,8 @@ class Cluster:
             subprocess.run(["ip", "netns", "del", space], capture_output=True)
         if self.host_link:
             subprocess.run(["ip", "link", "del", self.host_link], capture_output=True)
+        if self.disk:
+            subprocess.run(["umount", "-l", str(self.disk)], capture_output=True)
         if keep:
             Path(keep).mkdir(parents=True, exist_ok=True)
             for log in list(self.dir.glob("*.log")) + list(self.dir.glob("pg*/server.log")):

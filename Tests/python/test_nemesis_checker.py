@@ -2,6 +2,7 @@
 history or final state doctored with its defect, is reported under its own name. No cluster, no binary."""
 import copy
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -19,15 +20,35 @@ def op(op, invoke, complete, status, body=None, outcome=None, replica="r1", **ar
             "outcome": outcome or ("ok" if status and status < 300 else "unknown" if status is None or status >= 500 else "fail")}
 
 
-def event(action, prefix, result="ok", tx=None, intent=None, subject=None):
-    e = {"id": next(_ids), "action": action, "result": result, "client": "x", "intent_id": intent or f"i{next(_ids)}"}
+T0 = 1_796_083_200_000  # 2026-12-01T00:00:00Z in milliseconds: time 0 of the histories below
+
+
+def event(action, prefix, result="ok", tx=None, intent=None, subject=None, at=0.0, bits=None):
+    """An audit event at `at` seconds, writing `bits` ("(1,0)") when it is a write."""
+    iso = datetime.fromtimestamp((T0 + at * 1000) / 1000, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    e = {"id": next(_ids), "action": action, "result": result, "client": "x", "intent_id": intent or f"i{next(_ids)}", "at": iso}
     if prefix:
         e["token_sha256_prefix"] = prefix
     if tx:
         e["transaction_id"] = tx
     if subject:
         e["subject"] = subject
+    if bits and result != "failed":
+        e["bits_after"] = f"{bits}@{MONTH}"
     return e
+
+
+def write(device, bits, tx, at):
+    """An entry of the sandbox's write log: `bits` "(1,0)" written to `device` at `at` seconds."""
+    return {"sequence": next(_ids), "at_ms": T0 + int(at * 1000), "device_id": device, "bit0": bits[1] == "1",
+            "bit1": bits[3] == "1", "transaction_id": tx}
+
+
+def audited_write(final, action, prefix, device, bits, tx, at, **fields):
+    """An audit event that Apple confirmed, and its entry in Apple's write log."""
+    final["audit"].append(event(action, prefix, tx=tx, at=at, bits=bits, **fields))
+    final["writes"].append(write(device, bits, tx, at + 0.2))
+    final["devices"][device]["updates"] = final["devices"][device].get("updates", 0) + 1
 
 
 def clean():
@@ -47,9 +68,11 @@ def clean():
         {"type": "liveness", "id": next(_ids), "replica": "r2", "healed": 20, "first_ok": 35},
     ]
     final = {"month": MONTH, "counters": {"updates_missing_bit": 0},
-             "devices": {"D1": {"bit0": True, "bit1": True, "last_update_time": MONTH, "updates": 2}},
-             "audit": [event("promotion.claim", "p1", tx="t1"), event("ban", "p2", tx="t2"),
-                       event("ban.pending", None, result="pending", subject="I")]}
+             "devices": {"D1": {"bit0": True, "bit1": True, "last_update_time": MONTH}},
+             "audit": [], "writes": []}
+    audited_write(final, "promotion.claim", "p1", "D1", "(1,0)", "t1", 1.1)
+    audited_write(final, "ban", "p2", "D1", "(1,1)", "t2", 3.1)
+    final["audit"].append(event("ban.pending", None, result="pending", subject="I", at=10.1))
     return history, final
 
 
@@ -64,8 +87,7 @@ def test_a_clean_history_has_no_anomaly():
 def test_two_grants_one_after_the_other_are_reported():
     history, final = clean()
     history.append(op("claim", 11, 12, 200, {"claimed": True, "claimed_month": MONTH}, device="D1", token="p4"))
-    final["audit"].append(event("promotion.claim", "p4", tx="t4"))
-    final["devices"]["D1"]["updates"] = 3
+    audited_write(final, "promotion.claim", "p4", "D1", "(1,1)", "t4", 11.1)
     assert tags(history, final) == {"promotion-once"}
 
 
@@ -74,8 +96,8 @@ def test_two_grants_explained_by_an_overlapping_write_are_not():
     history, final = clean()
     history.append(op("unban", 1.5, 2.2, 200, {"banned": False, "applied": True}, device="D1", token="p5"))
     history.append(op("claim", 11, 12, 200, {"claimed": True, "claimed_month": MONTH}, device="D1", token="p4"))
-    final["audit"] += [event("promotion.claim", "p4", tx="t4"), event("unban", "p5", tx="t5")]
-    final["devices"]["D1"]["updates"] = 4
+    audited_write(final, "unban", "p5", "D1", "(0,0)", "t5", 1.6)
+    audited_write(final, "promotion.claim", "p4", "D1", "(1,1)", "t4", 11.1)
     assert checker.check(history, final) == []
 
 
@@ -128,23 +150,43 @@ def test_a_ban_missing_from_the_audit_trail_or_from_apple_is_reported():
     assert checker.check(history, final) == []
 
 
-def test_an_apple_write_without_its_audit_event_or_an_audited_write_apple_never_saw_is_reported():
+def test_apple_writes_and_audit_events_not_matched_one_by_one_are_reported():
     history, final = clean()
-    final["devices"]["D1"]["updates"] = 3
+    final["writes"].append(write("D1", "(1,1)", "t-nobody", 5))  # an Apple write with no event
     assert tags(history, final) == {"write-audited"}
     history, final = clean()
-    final["devices"]["D1"]["updates"] = 1
+    del final["writes"][1]  # an event that says Apple wrote, not in Apple's log
+    assert tags(history, final) == {"write-audited"}
+    history, final = clean()
+    final["writes"].append(dict(final["writes"][1], sequence=next(_ids)))  # one event matched by two writes
+    assert tags(history, final) == {"write-audited"}
+    history, final = clean()
+    final["writes"][1]["bit1"] = False  # the event's transaction wrote other bits
     assert tags(history, final) == {"write-audited"}
     history, final = clean()
     final["audit"][1]["intent_id"] = final["audit"][0]["intent_id"]
     assert tags(history, final) == {"write-audited"}
-    # An unknown write may or may not have landed: both counts pass.
-    for updates in (2, 3):
+    history, final = clean()
+    del final["writes"]
+    assert tags(history, final) == {"write-audited"}
+
+
+def test_an_unknown_write_accounts_for_at_most_one_write_of_its_bits_in_its_time():
+    def unknown_unban(writes_at):
         history, final = clean()
         history.append(op("unban", 20, 21, None, device="D1", token="p8"))
-        final["audit"].append(event("unban", "p8", result="unknown"))
-        final["devices"]["D1"]["updates"] = updates
-        assert checker.check(history, final) == []
+        final["audit"].append(event("unban", "p8", result="unknown", at=20.1, bits="(1,0)"))
+        final["writes"] += [write("D1", "(1,0)", f"u{i}", at) for i, at in enumerate(writes_at)]
+        return tags(history, final)
+    assert unknown_unban([]) == set()
+    assert unknown_unban([21.5]) == set()
+    assert unknown_unban([21.5, 22]) == {"write-audited"}   # the event matched twice
+    assert unknown_unban([20.1 + checker.UNKNOWN_REACH + 1]) == {"write-audited"}  # too late to be its write
+    history, final = clean()
+    final["writes"].append(write("D1", "(0,1)", "u", 21.5))  # bits the unknown event did not intend
+    history.append(op("unban", 20, 21, None, device="D1", token="p8"))
+    final["audit"].append(event("unban", "p8", result="unknown", at=20.1, bits="(1,0)"))
+    assert tags(history, final) == {"write-audited"}
 
 
 @pytest.mark.parametrize("first_ok", [None, 51])
@@ -172,8 +214,9 @@ def test_an_install_that_does_not_count_one_more_is_reported():
     history, final = clean()
     history += [op("install", 40, 41, 200, {"reinstalls": 0, "banned": False}, device="D2", token="q1"),
                 op("install", 42, 43, 200, {"reinstalls": 1, "banned": False}, device="D2", token="q2")]
-    final["devices"]["D2"] = {"bit0": True, "bit1": False, "last_update_time": MONTH, "updates": 2}
-    final["audit"] += [event("install.register", "q1", tx="u1"), event("install.register", "q2", tx="u2")]
+    final["devices"]["D2"] = {"bit0": True, "bit1": False, "last_update_time": MONTH}
+    audited_write(final, "install.register", "q1", "D2", "(1,0)", "u1", 40.1)
+    audited_write(final, "install.register", "q2", "D2", "(1,0)", "u2", 42.1)
     assert checker.check(history, final) == []
     history[-1]["body"]["reinstalls"] = 0
     assert tags(history, final) == {"reinstall-counter"}
@@ -185,13 +228,27 @@ def test_an_install_that_does_not_count_one_more_is_reported():
 def test_a_pending_unban_lifting_a_ban_of_another_kind_is_reported():
     history, final = clean()
     history.append(op("exchange", 50, 51, 201, {"tier": "devicecheck"}, device="D1", token="p9", install="I"))
-    final["audit"] += [event("unban.applied", "p9", tx="t9", subject="I")]
-    final["devices"]["D1"].update(bit1=False, updates=3)
+    audited_write(final, "unban.applied", "p9", "D1", "(1,0)", "t9", 50.1, subject="I")
+    final["devices"]["D1"].update(bit1=False)
     # D1 was banned by its device token (p2): an unban ordered for install I must not lift that.
     assert "unban-same-kind" in tags(history, final)
     # Lifting a ban that install I applied is what a pending unban is for.
-    applied = event("ban.applied", "p2", tx="t8", subject="I")
-    applied["id"] = final["audit"][1]["id"] + 0.5  # after the token ban, before the unban
-    final["audit"].append(applied)
-    final["devices"]["D1"]["updates"] = 4
+    audited_write(final, "ban.applied", "p2", "D1", "(1,1)", "t8", 4, subject="I")
+    final["audit"][-1]["id"] = final["audit"][1]["id"] + 0.5  # after the token ban, before the unban
     assert "unban-same-kind" not in tags(history, final)
+
+
+def test_an_order_left_unknown_is_reported_unless_a_resend_answered_it():
+    history, final = clean()
+    history.append(op("ban.pending", 60, 61, None, install="I", order="o9"))
+    assert tags(history, final) == {"order-resolved"}
+    history.append(op("ban.pending", 70, 70.1, 202, {"banned": True, "applied": False}, install="I", order="o9", attempt=1))
+    assert checker.check(history, final) == []
+
+
+def test_apple_written_for_a_request_refused_with_storage_unavailable_is_reported():
+    history, final = clean()
+    history.append(op("unban", 80, 81, 503, {"code": "storage_unavailable"}, outcome="fail", device="D1", token="p10"))
+    assert checker.check(history, final) == []
+    audited_write(final, "unban", "p10", "D1", "(1,0)", "t10", 80.1)
+    assert tags(history, final) == {"refusal-wrote-nothing"}

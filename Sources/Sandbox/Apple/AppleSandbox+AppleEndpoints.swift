@@ -100,6 +100,8 @@ extension AppleSandbox {
                 device.lastUpdated = month
                 device.updates += 1
                 s.devices[minted.device] = device
+                s.writes.append(atMilliseconds: Int64((now().timeIntervalSince1970 * 1000).rounded()), deviceID: minted.device,
+                                bit0: newBits.bit0, bit1: newBits.bit1, transactionID: transaction)
                 return .text(200, "")
             }
         }

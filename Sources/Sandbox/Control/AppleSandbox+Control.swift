@@ -80,6 +80,12 @@ extension AppleSandbox {
 
     public var counters: SandboxCounters { state.withLock { $0.counters } }
 
+    /// Up to `limit` accepted updates with a sequence above `after`, oldest first; the oldest sequence still
+    /// kept (older ones were dropped, the log keeps the last `WriteLog.capacity`); and how many there were in all.
+    public func writes(after: Int = 0, limit: Int = 1_000) -> (writes: [SandboxWrite], oldest: Int, total: Int) {
+        state.withLock { ($0.writes.page(after: after, limit: limit), $0.writes.oldest, $0.writes.total) }
+    }
+
     /// Zeroes the counters (devices and tokens are kept).
     public func resetCounters() {
         state.withLock { s in

@@ -114,6 +114,22 @@ extension AppleSandbox {
         return .json(201, fault)
     }
 
+    /// `GET /sandbox/v1/writes?after=&limit=`: a page of the write log.
+    func controlReadWrites(_ request: ServerRequest) -> ServerResponse {
+        guard let after = Int(request.query["after"] ?? "0"), after >= 0 else { return controlError(400, "after must be a sequence, 0 or more") }
+        guard let limit = Int(request.query["limit"] ?? "1000"), (1...1_000).contains(limit) else {
+            return controlError(400, "limit must be 1-1000")
+        }
+        let page = writes(after: after, limit: limit)
+        struct Page: Encodable {
+            let writes: [SandboxWrite]; let oldest: Int; let total: Int; let nextAfter: Int?
+            enum CodingKeys: String, CodingKey { case writes, oldest, total, nextAfter = "next_after" }
+        }
+        let last = page.writes.last?.sequence
+        return .json(200, Page(writes: page.writes, oldest: page.oldest, total: page.total,
+                               nextAfter: last.flatMap { $0 < page.total ? $0 : nil }))
+    }
+
     func controlSetLatency(_ request: ServerRequest) -> ServerResponse {
         guard let ms = (try? JSONValue.parse(request.body))?["milliseconds"]?.intValue, ms >= 0, ms <= 600_000 else {
             return controlError(400, #"expected {"milliseconds": 0-600000}"#)

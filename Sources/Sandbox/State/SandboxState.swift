@@ -11,6 +11,8 @@ final class SandboxState: Sendable {
         var tokens: [String: (device: String, environment: AppleEnvironment)] = [:]
         var faults: [Fault] = []
         var counters = SandboxCounters()
+        /// Every update accepted, in order (bounded: the last `WriteLog.capacity`).
+        var writes = WriteLog()
         var developerTokenDigests: Set<String> = []
         var latencyMilliseconds = 0
         var callsInFlight = 0

@@ -84,9 +84,12 @@ public struct ClaimService: Sendable {
             }
             let answer = render(.refused(error))
             if let key = idempotencyKey {
-                do { try await ledger.completeIdempotent(client: client, key: key, status: answer.status, body: answer.body) } catch {
-                    // Not stored: the retry runs the claim again rather than wait on a twin that is gone.
+                do throws(StorageError) { try await ledger.completeIdempotent(client: client, key: key, status: answer.status, body: answer.body) } catch {
+                    // Not stored, so not final: every repeat of a key must get the answer it got, and a repeat would run the
+                    // claim again on a device that may have changed since. A final refusal wrote nothing, so 503
+                    // `storage_unavailable` is true; the key is given back and the retry runs the claim afresh.
                     await abandoned.giveBack(client: client, key: key, in: ledger)
+                    throw .storage(error)
                 }
             }
             return .answered(.refused(error), answer)
