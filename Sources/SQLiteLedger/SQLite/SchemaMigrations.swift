@@ -143,6 +143,13 @@ enum SchemaMigrations {
             PRIMARY KEY (key_id, at_ms)
         )
         """,
+        // 9: the events whose write is `unknown`, for `UnknownIntents.presence`: while one such intent is
+        // unsettled, each resolution asks whether one still is, and without this index SQLite answered by
+        // scanning the whole audit trail (Benchmarks/HISTORY.md, 2026-12-02). Partial: an event enters it
+        // only when its write turns unknown, so the hot writes do not maintain it.
+        """
+        CREATE INDEX audit_events_unknown ON audit_events (intent_id) WHERE result = 'unknown'
+        """,
     ]
 
     static func apply(to db: SQLiteConnection) throws(SQLiteError) {
