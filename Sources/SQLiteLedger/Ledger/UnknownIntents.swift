@@ -18,7 +18,7 @@ final class UnknownIntents: Sendable {
 
     /// Whether an unresolved intent is `unknown`. While one is, this runs after every resolution: it must
     /// not read the whole audit trail (`audit_events_unknown`, schema version 9, lets it read only the
-    /// unknown events; without it each claim scanned every event, and the claim at 50 ms fell to a tenth).
+    /// unknown events; without it each claim scanned every event: Benchmarks/HISTORY.md, 2026-12-02).
     static let presence = """
         SELECT EXISTS (SELECT 1 FROM write_intents w JOIN audit_events a ON a.intent_id = w.intent_id
                        WHERE a.result = 'unknown') AS present
