@@ -21,4 +21,20 @@ import Testing
         #expect(details.contains { $0.hasPrefix("SCAN a USING INDEX audit_events_unknown") }, "plan: \(details)")
         #expect(!details.contains { $0 == "SCAN a" || $0 == "SCAN audit_events" }, "plan: \(details)")
     }
+
+    /// The once-a-second sweeps of expired rows (device tokens, token ids, App Attest challenges) delete by
+    /// the expiry index, not by reading every live row.
+    @Test func theExpirySweepsUseTheirIndex() throws {
+        for table in ["device_token_uses", "consumed_token_ids", "app_attest_challenges"] {
+            let details = try Self.plan(SQLiteLedger.sweep(table))
+            #expect(details == ["SEARCH \(table) USING INDEX \(table)_expiry (expires_ms<?)"],
+                    "\(table): \(details)")
+        }
+    }
+
+    /// The once-a-minute gauge of keys without a risk metric counts those keys only, not every attested key.
+    @Test func theUnknownMetricCountReadsOnlyTheKeysWithoutAMetric() throws {
+        let details = try Self.plan(SQLiteLedger.unknownMetricCount)
+        #expect(details == ["SEARCH app_attest_keys USING INDEX app_attest_keys_unknown_metric (first_seen_ms<?)"], "plan: \(details)")
+    }
 }
