@@ -345,7 +345,7 @@ struct HostileStorageTests {
             try db.execute("INSERT INTO audit_events (at_ms, client, action, result) VALUES (1000, 'admin', 'ban', 'ok')")
         }
         let ledger = try SQLiteLedger(path: path)
-        #expect(ledger.schemaVersion == SchemaMigrations.steps.count && ledger.schemaVersion == 8)
+        #expect(ledger.schemaVersion == SchemaMigrations.steps.count && ledger.schemaVersion == 9)
         let old = try #require(try await ledger.auditEvents(limit: 10, before: nil).first)
         #expect(old.action == "ban" && old.intentID == nil)
         try await ledger.recordWriteIntent(WriteIntent(id: "intent-1", tokenPrefix: "abcdefabcdef", bits: "(1,0)", month: "2026-11", successResult: .ok,

@@ -30,13 +30,16 @@ extension SQLiteLedger {
 
     public func countAppAttestKeysWithUnknownMetric(attestedBefore: Date, activeSince: Date) async throws(StorageError) -> Int {
         let rows = try await run { (db) throws(SQLiteError) in
-            try db.query("""
-                SELECT count(*) AS n FROM app_attest_keys
-                WHERE risk_metric IS NULL AND revoked_ms IS NULL AND first_seen_ms < ? AND coalesce(last_used_ms, first_seen_ms) >= ?
-                """, [.integer(Self.ms(attestedBefore)), .integer(Self.ms(activeSince))])
+            try db.query(Self.unknownMetricCount, [.integer(Self.ms(attestedBefore)), .integer(Self.ms(activeSince))])
         }
         return Int(try rows.first?.integer("n") ?? 0)
     }
+
+    /// Counts only the keys without a metric (`app_attest_keys_unknown_metric`, schema version 9), not every key.
+    static let unknownMetricCount = """
+        SELECT count(*) AS n FROM app_attest_keys
+        WHERE risk_metric IS NULL AND revoked_ms IS NULL AND first_seen_ms < ? AND coalesce(last_used_ms, first_seen_ms) >= ?
+        """
 
     /// `leaseOwner` nil: only while no lease is held (SQLite's `IS` compares NULL as a value).
     private func storeReceipt(keyID: String, leaseOwner: String?, receipt: Data, riskMetric: Int?, notBefore: Date?, expiration: Date,

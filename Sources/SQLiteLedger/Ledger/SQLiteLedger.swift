@@ -381,10 +381,13 @@ public final class SQLiteLedger: Ledger {
             return tx.changes
         }
         sweeper.sweepIfDue(table: table, nowMS: nowMS) {
-            offLoopDetached { db in _ = try? db.query("DELETE FROM \(table) WHERE expires_ms <= ?", [.integer(nowMS)]) }
+            offLoopDetached { db in _ = try? db.query(Self.sweep(table), [.integer(nowMS)]) }
         }
         return changed == 1
     }
+
+    /// The sweep of `table`'s expired rows (each such table has an index on `expires_ms`).
+    static func sweep(_ table: String) -> String { "DELETE FROM \(table) WHERE expires_ms <= ?" }
 
     // MARK: Debug secrets
 

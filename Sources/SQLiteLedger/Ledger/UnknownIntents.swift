@@ -16,14 +16,19 @@ final class UnknownIntents: Sendable {
     /// From inside a transaction that makes an intent `unknown`.
     func raise() { flag.withLock { $0 = true } }
 
+    /// Whether an unresolved intent is `unknown`. While one is, this runs after every resolution: it must
+    /// not read the whole audit trail (`audit_events_unknown`, schema version 9, lets it read only the
+    /// unknown events; without it each claim scanned every event: Benchmarks/HISTORY.md, 2026-12-02).
+    static let presence = """
+        SELECT EXISTS (SELECT 1 FROM write_intents w JOIN audit_events a ON a.intent_id = w.intent_id
+                       WHERE a.result = 'unknown') AS present
+        """
+
     /// Lowers the flag if no unresolved intent in the file is `unknown` (at open, and after a resolution).
     func lowerIfNone(in db: SQLiteConnection) {
         guard mayExist else { return }
         db.lock.withLock {
-            let rows = try? db.run("""
-                SELECT EXISTS (SELECT 1 FROM write_intents w JOIN audit_events a ON a.intent_id = w.intent_id
-                               WHERE a.result = 'unknown') AS present
-                """, [])
+            let rows = try? db.run(Self.presence, [])
             if rows?.first?.int("present") == 0 { flag.withLock { $0 = false } }
         }
     }

@@ -143,6 +143,17 @@ enum SchemaMigrations {
             PRIMARY KEY (key_id, at_ms)
         )
         """,
+        // 9: the events whose write is `unknown`, for `UnknownIntents.presence`: while one such intent is
+        // unsettled, each resolution asks whether one still is, and without this index SQLite answered by
+        // scanning the whole audit trail (Benchmarks/HISTORY.md, 2026-12-02). Partial: an event enters it
+        // only when its write turns unknown, so the hot writes do not maintain it. The sweep of expired App
+        // Attest challenges (once a second) and the count of keys without a risk metric (once a minute)
+        // scanned their tables too, as the other expiring tables' sweeps do not.
+        """
+        CREATE INDEX audit_events_unknown ON audit_events (intent_id) WHERE result = 'unknown';
+        CREATE INDEX app_attest_challenges_expiry ON app_attest_challenges (expires_ms);
+        CREATE INDEX app_attest_keys_unknown_metric ON app_attest_keys (first_seen_ms) WHERE risk_metric IS NULL AND revoked_ms IS NULL
+        """,
     ]
 
     static func apply(to db: SQLiteConnection) throws(SQLiteError) {
