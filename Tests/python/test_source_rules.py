@@ -85,6 +85,8 @@ ALLOWED_SYSTEM_IMPORTS = {
     "CEventLoop": set(),
     "CBuildInfo": set(),
     "Locking": {"CEventLoop"} | OS,
+    # The small mechanisms (retry queue, token bucket, back-off, Duration's conversions): the standard library alone.
+    "Mechanisms": set(),
     "EventLoops": {"CEventLoop", "Dispatch"} | OS,
     # The wire's vocabulary, shared with the client library: the Swift standard library alone.
     "WireVocabulary": set(),
