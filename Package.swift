@@ -159,6 +159,12 @@ let package = Package(
         .testTarget(name: "LedgerContractTests", dependencies: ["Ledger", "SQLiteLedger", "PostgresLedger", "Locking", "EventLoops"]),
         .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto", "WireFormats"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
+        // The use cases alone, over a real SQLite ledger and the sandbox: claims and their keys, the key ring's
+        // activations, the receipt refresher and its runner, App Attest's risk policy.
+        .testTarget(name: "UseCasesTests", dependencies: [
+            "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "TokenSigning", "Locking",
+            "AppAttest", "TestSupport", "WireVocabulary", "Mechanisms",
+        ]),
         .testTarget(name: "ServiceTests", dependencies: [
             "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "TokenSigning",
             "Locking", "AppAttest", "TestSupport", "WireVocabulary", "Mechanisms",

@@ -336,8 +336,7 @@ TESTED_ELSEWHERE = {
     "Ledger": "LedgerContractTests",
     "SQLiteLedger": "LedgerContractTests",
     "PostgresLedger": "LedgerContractTests",
-    # Use cases and the service are tested through the real service (UseCaseMappingTests, UnsavedAnswersTests, …).
-    "UseCases": "ServiceTests",
+    # The service is tested through the real service (UseCaseMappingTests, HTTPCoreTests, …).
     "TwoBitsService": "ServiceTests",
     # The executable: the Python end-to-end suites run the binary itself.
     "twobits": "Tests/python",

@@ -2,7 +2,7 @@ import Foundation
 import Ledger
 import Mechanisms
 import Testing
-import TwoBitsService
+import SQLiteLedger
 @testable import UseCases
 
 /// Issue 34: the answer of a keyed claim Apple wrote, which the ledger refused to store, is kept and stored by
@@ -13,7 +13,7 @@ import TwoBitsService
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The seam of AbandonedKeysTests, its give-backs failing too: the answer must be kept, not given back.
-        let ledger = FailingIdempotencyStore(try DatabaseLocation.sqlite(path: directory + "/ledger.sqlite").openLedger(pool: .init()))
+        let ledger = FailingIdempotencyStore(try SQLiteLedger(path: directory + "/ledger.sqlite"))
         let owner = ClaimService.instance, now = Date()
         for key in ["k1", "k2"] {
             #expect(try await ledger.beginIdempotent(client: "c", key: key, requestHash: "h", owner: owner, now: now) == .started)
