@@ -48,7 +48,18 @@ import Testing
                 saved.withLock { $0.append(item) }
             }
         }
-        for await _ in entered { break }
+        // Bounded: a queue that hands the first retry nothing must fail here, not hang.
+        let waiting = Task { for await _ in entered { return true }; return false }
+        let timeout = Task {
+            guard (try? await Task.sleep(for: .seconds(5))) != nil else { return }
+            enteredSignal.finish()
+            releaseSignal.yield()
+        }
+        guard await waiting.value else {
+            Issue.record("the first retry never saved item 1")
+            return
+        }
+        timeout.cancel()
         // The first retry holds item 1: a second one returns at once, saving nothing.
         #expect(queue.keep(2))
         await queue.retry { item in saved.withLock { $0.append(item * 100) } }
