@@ -50,8 +50,11 @@ let package = Package(
         // Layer 0: the one lock type, a pthread mutex ThreadSanitizer can see, the FIFO queue such a lock guards, and named
         // detached threads (docs/architecture.md).
         .target(name: "Locking", dependencies: ["CEventLoop"], swiftSettings: layered),
+        // Small mechanisms with one home each: the bounded retry queue, the token bucket, exponential back-off,
+        // Duration's conversions to the numbers C calls, metrics and logs take. No C, no Foundation.
+        .target(name: "Mechanisms", dependencies: ["Locking"], swiftSettings: layered),
         // One thread, one epoll set, a Swift TaskExecutor: the runtime every request runs on.
-        .target(name: "EventLoops", dependencies: ["CEventLoop", "Locking"], swiftSettings: layered),
+        .target(name: "EventLoops", dependencies: ["CEventLoop", "Locking", "Mechanisms"], swiftSettings: layered),
         // The wire's vocabulary, shared by the server and the client library: error codes, App Attest reasons,
         // fallback reasons, tiers, field names, base64url. No dependency at all, not even Foundation.
         .target(name: "WireVocabulary", swiftSettings: layered),
@@ -66,27 +69,28 @@ let package = Package(
         // The ledger's seam: protocol and records, plain Swift (a PostgreSQL ledger plugs in here next).
         .target(name: "Ledger", dependencies: ["Locking"], swiftSettings: layered),
         // The embedded ledger: SQLite in WAL mode, with its own checkpointer thread.
-        .target(name: "SQLiteLedger", dependencies: ["CSQLite", "CSQLiteShims", "Ledger", "Locking", "EventLoops"], swiftSettings: layered),
+        .target(name: "SQLiteLedger", dependencies: ["CSQLite", "CSQLiteShims", "Ledger", "Locking", "EventLoops", "Mechanisms"], swiftSettings: layered),
         // The shared ledger for replicas: PostgreSQL through libpq, a bounded pool of connections on threads of their own.
-        .target(name: "PostgresLedger", dependencies: ["CPostgres", "Ledger", "Locking"], swiftSettings: layered),
+        .target(name: "PostgresLedger", dependencies: ["CPostgres", "Ledger", "Locking", "Mechanisms"], swiftSettings: layered),
 
         // Layer 2: Apple's DeviceCheck API: its model (no curl, no event loops: what Policy, UseCases and the
         // sandbox share), the client that calls Apple over OutboundHTTP, and an emulator of Apple.
         // Neither module is named DeviceCheck: an app importing Apple's framework as well could not build.
         .target(name: "DeviceCheckModel", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
-        .target(name: "AppleDeviceCheckClient", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "OutboundHTTP", "Locking"],
+        .target(name: "AppleDeviceCheckClient", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "OutboundHTTP", "Locking", "Mechanisms"],
                 swiftSettings: layered),
         .target(name: "Sandbox", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "HTTPServer", "Locking", "AppAttest"], swiftSettings: layered),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
-        .target(name: "Policy", dependencies: ["DeviceCheckModel", "Ledger", "TwoBitsCrypto", "WireVocabulary"], swiftSettings: layered),
+        .target(name: "Policy", dependencies: ["DeviceCheckModel", "Ledger", "TwoBitsCrypto", "WireVocabulary", "Mechanisms"], swiftSettings: layered),
         .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto", "WireFormats", "WireVocabulary"], swiftSettings: layered),
         // App Attest's verification core: a strict CBOR decoder, attestation and assertion verifiers. Stateless.
         .target(name: "AppAttest", dependencies: ["TwoBitsCrypto", "WireFormats", "WireVocabulary"], swiftSettings: layered),
 
         // Layer 4: the use cases (claims with their idempotency protocol, token exchange, debug secrets, the
         // key ring). Domain outcomes and errors only: no HTTP, no metrics, no logs.
-        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "Locking", "AppAttest", "WireVocabulary"],
+        .target(name: "UseCases", dependencies: ["Policy", "Ledger", "TokenSigning", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "Locking", "AppAttest", "WireVocabulary",
+                                                  "Mechanisms"],
                 swiftSettings: layered),
 
         // Layer 5: the service: configuration, HTTP API (controllers map use cases onto HTTP), metrics, logs.
@@ -94,7 +98,7 @@ let package = Package(
         // reads no file beside it, and the assets stay editable as plain files.
         .target(name: "TwoBitsService", dependencies: [
             "UseCases", "DeviceCheckModel", "AppleDeviceCheckClient", "Policy", "TokenSigning", "Ledger", "SQLiteLedger", "PostgresLedger", "HTTPServer", "TwoBitsCrypto", "WireFormats", "Locking", "AppAttest",
-            "WireVocabulary",
+            "WireVocabulary", "Mechanisms",
         ], resources: [
             .embedInCode("Console/Assets/index.html"), .embedInCode("Console/Assets/console.js"), .embedInCode("Console/Assets/console.css"),
         ], swiftSettings: layered),
@@ -119,6 +123,7 @@ let package = Package(
                 path: "Tests/FuzzChecks"),
 
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "MechanismsTests", dependencies: ["Mechanisms"]),
         // Test support shared by the test targets: child processes through posix_spawn.
         .target(name: "ChildProcess", dependencies: ["TwoBitsCrypto"], path: "Tests/ChildProcess"),
         .target(name: "SeededRandom", path: "Tests/SeededRandom"),
@@ -154,9 +159,15 @@ let package = Package(
         .testTarget(name: "LedgerContractTests", dependencies: ["Ledger", "SQLiteLedger", "PostgresLedger", "Locking", "EventLoops"]),
         .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto", "WireFormats"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
+        // The use cases alone, over a real SQLite ledger and the sandbox: claims and their keys, the key ring's
+        // activations, the receipt refresher and its runner, App Attest's risk policy.
+        .testTarget(name: "UseCasesTests", dependencies: [
+            "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "TokenSigning", "Locking",
+            "AppAttest", "TestSupport", "WireVocabulary", "Mechanisms",
+        ]),
         .testTarget(name: "ServiceTests", dependencies: [
             "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "TokenSigning",
-            "Locking", "AppAttest", "TestSupport", "WireVocabulary",
+            "Locking", "AppAttest", "TestSupport", "WireVocabulary", "Mechanisms",
         ]),
         // The client library end to end: the sandbox's simulated iPhones, a real service, a relay over HTTP.
         .testTarget(name: "TwoBitsClientTests", dependencies: [

@@ -2,6 +2,7 @@ import CEventLoop
 import Dispatch
 import Glibc
 import Locking
+import Mechanisms
 
 /// One thread and one epoll set: the I/O sources it watches (libmicrohttpd's daemon, libcurl's sockets),
 /// its timers, and the Swift jobs that run on it.
@@ -201,7 +202,7 @@ public final class EventLoop: TaskExecutor, @unchecked Sendable {
     @discardableResult
     public func schedule(in delay: Duration, _ body: @escaping () -> Void) -> LoopTimer {
         assert(inLoop)
-        let nanoseconds = max(0, delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+        let nanoseconds = max(0, delay.wholeNanoseconds)
         return timers.add(at: twobits_loop_now_ns() &+ UInt64(nanoseconds), body)
     }
 

@@ -61,5 +61,5 @@ extension Lock where State == Void {
     }
 }
 
-// Sound: every access to `state` holds `mutex`, and `State: Sendable` lets what `withLock` returns cross threads.
+// Unchecked: every access to `state` holds `mutex`, and `State: Sendable` lets what `withLock` returns cross threads.
 extension Lock: @unchecked Sendable where State: Sendable {}

@@ -2,7 +2,7 @@ import AppleDeviceCheckClient
 import DeviceCheckModel
 import FoundationEssentials
 public import HTTPServer
-import Locking
+import Mechanisms
 import Policy
 import Ledger
 import TokenSigning
@@ -31,17 +31,15 @@ public final class TwoBitsService: Sendable {
     let readinessCheck: ReadinessCheck
     /// The console overview's figures, counted in memory and flushed to the ledger every `statisticsFlushSeconds`.
     let statistics = StatisticsRecorder()
-    private let statisticsFlusher = Lock<Task<Void, Never>?>(nil)
-    /// Saves, every second, the audit resolutions and claim answers an outage of the ledger kept from being saved.
-    private let resolutionRetrier = Lock<Task<Void, Never>?>(nil)
     static let statisticsFlushSeconds = 10
     /// The live replica count the rate limits are shared by, asked of the ledger every second.
     let replicas: LiveReplicas
-    private let replicaCounter = Lock<Task<Void, Never>?>(nil)
     /// Renews Apple's receipts of attested keys (the risk metric); nil with App Attest, its receipts, or a
     /// renewer off.
     let receiptRefresher: ReceiptRefreshRunner?
-    private let receiptRefreshTask = Lock<Task<Void, Never>?>(nil)
+    /// The background loops (`backgroundServices`), started after the port opens and stopped, last started
+    /// first, after the server's own shutdown and before the ledger closes.
+    private let background: ServiceGroup
     private let server: HTTPServer<RequestContext>
 
     /// Builds every component; fails with an error naming the configuration field at fault.
@@ -183,6 +181,12 @@ public final class TwoBitsService: Sendable {
                 metrics.increment(.httpReceiveTimeouts, by: Double(closed))
             },
             handler: { request, context in await pipeline.handle(request, context) })
+        background = ServiceGroup(Self.backgroundServices(ledger: ledger, replicas: replicas, metrics: metrics, logger: logger, statistics: statistics,
+                                                          policy: policy, claims: claims, receiptRefresher: receiptRefresher),
+                                  onEvent: { event in
+            guard case .failed(let name, let error) = event else { return }
+            logger.log(.error, "a background service failed; the others run on", ["service": .string(name), "error": .string(error)])
+        })
         // Weak: the server's handler reaches these gauges (pipeline → routes → health), so a strong capture is a cycle.
         gauges.add { [weak server = self.server] in
             guard let server else { return }
@@ -195,7 +199,7 @@ public final class TwoBitsService: Sendable {
     public func start() async throws(ConfigurationError) {
         try await prepareToServe()
         do { try server.start() } catch { throw ConfigurationError("listen", error.description) }
-        startBackgroundWork()
+        await background.start()
         logger.log(.info, "listening", [
             "address": .string("\(configuration.listenHost):\(server.port)"),
             "apple": .string(configuration.apple.loggableBaseURL), "environment": .string(configuration.apple.environment.rawValue),
@@ -212,7 +216,7 @@ public final class TwoBitsService: Sendable {
     public func startInProcess() async throws(ConfigurationError) {
         try await prepareToServe()
         server.startInProcess()
-        startBackgroundWork()
+        await background.start()
         logger.log(.info, "serving in process (no listening socket)", [
             "environment": .string(configuration.apple.environment.rawValue),
             "layout": .string(configuration.policy.layout.description), "database": .string(configuration.database.description),
@@ -268,14 +272,28 @@ public final class TwoBitsService: Sendable {
             logger.log(.warning, "debug secrets exist but are refused in production; delete them with DELETE /v1/admin/debug-secrets/{name}",
                        ["count": .int(count)])
         }
-        await countReplicas()
+        await Self.countReplicas(ledger: ledger, replicas: replicas, metrics: metrics, logger: logger)
     }
 
-    private func startBackgroundWork() {
-        startReplicaCounter()
-        startStatisticsFlusher()
-        startResolutionRetrier()
-        startReceiptRefresher()
+    /// The loops beside the requests, in their start order (stopped in the reverse one): the replica count the
+    /// limits follow; the retry of what an outage of the ledger kept from being saved (every second, and a last
+    /// time at shutdown); the overview's counts (every 10 s, and a last flush at shutdown); the receipt refresher.
+    static func backgroundServices(ledger: any Ledger, replicas: LiveReplicas, metrics: MetricsRegistry, logger: LogWriter,
+                                   statistics: StatisticsRecorder, policy: BitPolicy, claims: ClaimService,
+                                   receiptRefresher: ReceiptRefreshRunner?) -> [BackgroundService] {
+        @Sendable func count() async { await countReplicas(ledger: ledger, replicas: replicas, metrics: metrics, logger: logger) }
+        @Sendable func retry() async {
+            await policy.retryUnsavedResolutions()
+            await claims.retryUnsavedAnswers()
+        }
+        @Sendable func flush() async { await flushStatistics(statistics, to: ledger, logger: logger) }
+        var services: [BackgroundService] = [
+            .periodic(name: "replica counter", every: .seconds(1), count),
+            .periodic(name: "resolution retrier", every: .seconds(1), retry, finish: retry),
+            .periodic(name: "statistics flusher", every: .seconds(statisticsFlushSeconds), flush, finish: flush),
+        ]
+        if let receiptRefresher { services.append(BackgroundService(name: "receipt refresher", run: { await receiptRefresher.run() })) }
+        return services
     }
 
     /// What `/readyz` would answer now.
@@ -288,46 +306,11 @@ public final class TwoBitsService: Sendable {
     public func shutdown() async {
         logger.log(.info, "shutting down", ["in_flight": .int(server.requestsInFlight)])
         await server.shutdown(graceMilliseconds: configuration.server.shutdownGraceMilliseconds)
-        replicaCounter.withLock { $0?.cancel() }
-        statisticsFlusher.withLock { $0?.cancel() }
-        resolutionRetrier.withLock { $0?.cancel() }
-        receiptRefreshTask.withLock { $0?.cancel() }
-        await flushStatistics()
-        await policy.retryUnsavedResolutions()
-        await claims.retryUnsavedAnswers()
+        // The refresher stops first; the overview's last flush, then the last retry of what the ledger refused.
+        await background.shutdown()
         ledger.close()
         logger.log(.info, "stopped")
         logger.flush()
-    }
-
-    /// Adds the overview's counts to the ledger every few seconds; counts a failed flush keeps are retried.
-    private func startStatisticsFlusher() {
-        let task = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(Self.statisticsFlushSeconds))
-                guard let self, !Task.isCancelled else { return }
-                await self.flushStatistics()
-            }
-        }
-        statisticsFlusher.withLock { $0 = task }
-    }
-
-    private func startResolutionRetrier() {
-        let task = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                guard let self, !Task.isCancelled else { return }
-                await self.policy.retryUnsavedResolutions()
-                await self.claims.retryUnsavedAnswers()
-            }
-        }
-        resolutionRetrier.withLock { $0 = task }
-    }
-
-    private func startReceiptRefresher() {
-        guard let receiptRefresher else { return }
-        let task = Task { await receiptRefresher.run() }
-        receiptRefreshTask.withLock { $0 = task }
     }
 
     /// Counts each renewal; logs what an operator must see (an incorrect environment once, a 404, a refusal).
@@ -352,20 +335,8 @@ public final class TwoBitsService: Sendable {
         }
     }
 
-    /// Counts the live replicas every second, so that the limits follow replicas as they come and go.
-    private func startReplicaCounter() {
-        let task = Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .seconds(1))
-                guard let self, !Task.isCancelled else { return }
-                await self.countReplicas()
-            }
-        }
-        replicaCounter.withLock { $0 = task }
-    }
-
     /// Asks the ledger how many replicas serve; while it cannot tell (PostgreSQL down), the last count stays.
-    private func countReplicas() async {
+    private static func countReplicas(ledger: any Ledger, replicas: LiveReplicas, metrics: MetricsRegistry, logger: LogWriter) async {
         guard let count = try? await ledger.liveReplicas() else { return }
         let before = replicas.count
         replicas.update(count)
@@ -375,7 +346,8 @@ public final class TwoBitsService: Sendable {
         }
     }
 
-    private func flushStatistics() async {
+    /// Adds the overview's counts to the ledger; counts a failed flush keeps are retried at the next.
+    private static func flushStatistics(_ statistics: StatisticsRecorder, to ledger: any Ledger, logger: LogWriter) async {
         do throws(StorageError) { try await statistics.flush(to: ledger) } catch {
             logger.log(.warning, "the overview's figures could not be written; kept for the next try", ["detail": .string(error.message)])
         }

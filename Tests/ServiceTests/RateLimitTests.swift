@@ -13,48 +13,6 @@ final class ManualClock: Sendable {
     var closure: @Sendable () -> Double { { self.now } }
 }
 
-@Suite("Token bucket arithmetic")
-struct TokenBucketTests {
-    @Test func aFullBucketGivesItsBurstThenRefusesWithTheWaitForOneToken() {
-        var bucket = TokenBucket(ratePerSecond: 2, burst: 3, now: 0)
-        #expect(bucket.take(1, now: 0) == nil)
-        #expect(bucket.take(1, now: 0) == nil)
-        #expect(bucket.take(1, now: 0) == nil)
-        // Empty: one token takes 1/2 s at 2 per second.
-        #expect(bucket.take(1, now: 0) == 0.5)
-        #expect(bucket.tokens == 0)
-    }
-
-    @Test func refillIsProportionalToElapsedTimeAndCappedAtTheBurst() {
-        var bucket = TokenBucket(ratePerSecond: 4, burst: 10, now: 0)
-        for _ in 0..<10 { #expect(bucket.take(1, now: 0) == nil) }
-        bucket.refill(now: 0.5)
-        #expect(bucket.tokens == 2)
-        bucket.refill(now: 0.75)
-        #expect(bucket.tokens == 3)
-        bucket.refill(now: 100)
-        #expect(bucket.tokens == 10)
-        // A clock that steps back adds nothing and takes nothing.
-        bucket.refill(now: 50)
-        #expect(bucket.tokens == 10 && bucket.updatedAt == 100)
-    }
-
-    @Test func aFractionalRateRefillsSlowly() {
-        var bucket = TokenBucket(ratePerSecond: 0.1, burst: 1, now: 0)
-        #expect(bucket.take(1, now: 0) == nil)
-        let wait = bucket.take(1, now: 4)
-        #expect(wait.map { abs($0 - 6) < 1e-9 } == true, "\(String(describing: wait))")
-        #expect(bucket.take(1, now: 10) == nil)
-    }
-
-    @Test func aCostAboveTheCapacityCountsAsTheCapacity() {
-        var bucket = TokenBucket(ratePerSecond: 1, burst: 2, now: 0)
-        #expect(bucket.take(3, now: 0) == nil)
-        #expect(bucket.tokens == 0)
-        #expect(bucket.secondsUntilAvailable(3) == 2)
-    }
-}
-
 @Suite("Rate limiter")
 struct RateLimiterTests {
     @Test func eachClientHasItsOwnBucket() {

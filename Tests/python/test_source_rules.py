@@ -85,6 +85,8 @@ ALLOWED_SYSTEM_IMPORTS = {
     "CEventLoop": set(),
     "CBuildInfo": set(),
     "Locking": {"CEventLoop"} | OS,
+    # The small mechanisms (retry queue, token bucket, back-off, Duration's conversions): the standard library alone.
+    "Mechanisms": set(),
     "EventLoops": {"CEventLoop", "Dispatch"} | OS,
     # The wire's vocabulary, shared with the client library: the Swift standard library alone.
     "WireVocabulary": set(),
@@ -334,8 +336,7 @@ TESTED_ELSEWHERE = {
     "Ledger": "LedgerContractTests",
     "SQLiteLedger": "LedgerContractTests",
     "PostgresLedger": "LedgerContractTests",
-    # Use cases and the service are tested through the real service (UseCaseMappingTests, UnsavedAnswersTests, …).
-    "UseCases": "ServiceTests",
+    # The service is tested through the real service (UseCaseMappingTests, HTTPCoreTests, …).
     "TwoBitsService": "ServiceTests",
     # The executable: the Python end-to-end suites run the binary itself.
     "twobits": "Tests/python",
@@ -375,3 +376,59 @@ def test_suites_share_their_harness_through_test_support():
             if re.match(r"^\s*(final class|struct) (ServiceHarness|SandboxHarness|TestClock)\b", line) and "    final class TestClock" not in line:
                 copies.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
     assert not copies, "\n".join(copies)
+
+
+# --- `@unchecked Sendable`: few, and each says why it is sound. ---
+
+UNCHECKED_SENDABLE = re.compile(r"@unchecked\s+Sendable")
+# The most unconditional `@unchecked Sendable` conformances in Sources/ (a `where` clause, as Lock's over a
+# Sendable state, is conditional). Each is a place ThreadSanitizer must see and a reader must trust.
+MAX_UNCHECKED_SENDABLE = 10
+
+
+def unchecked_sendables():
+    """(path, line number, line, justified) for each `@unchecked Sendable` in Sources/ outside comments."""
+    found = []
+    for path in sorted((REPO / "Sources").rglob("*.swift")):
+        lines = path.read_text().splitlines()
+        for index, line in enumerate(lines):
+            code = line.split("//", 1)[0]
+            if not UNCHECKED_SENDABLE.search(code):
+                continue
+            # The justification: `// Unchecked: why` on the line, or in the comment block right above it.
+            justified = "// Unchecked:" in line
+            above = index - 1
+            while not justified and above >= 0 and lines[above].strip().startswith("//"):
+                justified = lines[above].strip().startswith("// Unchecked:")
+                above -= 1
+            found.append((path.relative_to(REPO), index + 1, line.strip(), justified))
+    return found
+
+
+def test_unchecked_sendable_is_rare_and_each_is_justified():
+    found = unchecked_sendables()
+    unconditional = [f for f in found if not re.search(r"\bwhere\b", f[2])]
+    assert len(unconditional) <= MAX_UNCHECKED_SENDABLE, (
+        f"{len(unconditional)} unconditional @unchecked Sendable in Sources/ (at most {MAX_UNCHECKED_SENDABLE}):\n"
+        + "\n".join(f"{p}:{n}: {line}" for p, n, line, _ in unconditional))
+    unjustified = [f"{p}:{n}: {line}" for p, n, line, justified in found if not justified]
+    assert not unjustified, "an @unchecked Sendable without a `// Unchecked: why` comment on or right above it:\n" + "\n".join(unjustified)
+
+
+def test_the_unchecked_sendable_rule_sees_a_conformance_and_its_justification(tmp_path):
+    # The reader of the rule, on a doctored tree: what it counts, and what it takes as a justification.
+    global REPO
+    sources = tmp_path / "Sources" / "X"
+    sources.mkdir(parents=True)
+    (sources / "A.swift").write_text(
+        "// Unchecked: only touched under its lock.\nfinal class A: @unchecked Sendable {}\n"
+        "/// Docs.\nfinal class B: @unchecked Sendable {}\n"
+        "struct C: @unchecked Sendable {} // Unchecked: immutable.\n"
+        "// final class D: @unchecked Sendable {}\n"
+        "extension E: @unchecked Sendable where T: Sendable {}\n")
+    saved, REPO = REPO, tmp_path
+    try:
+        found = {line.split(":")[0]: justified for _, _, line, justified in unchecked_sendables()}
+    finally:
+        REPO = saved
+    assert found == {"final class A": True, "final class B": False, "struct C": True, "extension E": False}

@@ -2,6 +2,7 @@ public import DeviceCheckModel
 import FoundationEssentials
 import OutboundHTTP
 import Locking
+import Mechanisms
 import TwoBitsCrypto
 import WireFormats
 
@@ -122,7 +123,7 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
             case .failure(.unavailable(let failure)):
                 if failure != .timedOut { lastAnswer = failure }
                 if endpoint == .update && Self.isAmbiguous(failure) { mayHaveWritten = true }
-                let backoff = Self.backoff(attempt: attempt, initial: configuration.initialBackoffMilliseconds, cap: configuration.maxBackoffMilliseconds)
+                let backoff = Self.backoff(attempt: attempt, configuration)
                 // Retry only when the wait and a whole attempt still fit in the deadline, and someone still waits.
                 guard !Task.isCancelled, Self.milliseconds(until: deadline) >= backoff + minimumAttemptMilliseconds else {
                     // An attempt cut short by our own deadline says less than Apple's last answer.
@@ -210,7 +211,7 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
     func observe(_ endpoint: AppleCallEndpoint, outcome: String, since started: ContinuousClock.Instant) {
         guard let observer else { return }
         let elapsed = ContinuousClock.now - started
-        observer.appleCall(endpoint: endpoint, outcome: outcome, seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        observer.appleCall(endpoint: endpoint, outcome: outcome, seconds: elapsed.inSeconds)
     }
 
     /// What the HTTP client tells of the connections it opened, for `observer` by host name.
@@ -256,13 +257,14 @@ public final class AppleDeviceCheckClient: DeviceCheckAPI {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func backoff(attempt: Int, initial: Int, cap: Int) -> Int {
-        let ceiling = min(cap, initial << min(attempt - 1, 16))
-        return Int.random(in: 0...max(1, ceiling))
+    /// Milliseconds to wait before the retry after `attempt` failed: exponential, with full jitter.
+    static func backoff(attempt: Int, _ configuration: AppleClientConfiguration) -> Int {
+        let backoff = ExponentialBackoff(base: .milliseconds(configuration.initialBackoffMilliseconds),
+                                         maximum: .milliseconds(configuration.maxBackoffMilliseconds), jitter: .full)
+        return Int((backoff.delay(afterFailures: attempt, random: .random(in: 0...1)).inMilliseconds).rounded())
     }
 
     static func milliseconds(until deadline: ContinuousClock.Instant) -> Int {
-        let left = deadline - ContinuousClock.now
-        return max(0, Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+        max(0, (deadline - ContinuousClock.now).wholeMilliseconds)
     }
 }

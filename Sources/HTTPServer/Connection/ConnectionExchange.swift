@@ -5,8 +5,8 @@ import FoundationEssentials
 /// request line to the completion notice, between calls of the access handler (the target, the head,
 /// and its state machine, which holds the body so far and the answer that resumes the suspended connection).
 /// Touched only on the thread of the loop whose daemon owns the connection.
-// Unchecked: libmicrohttpd calls back for a connection only on its daemon's loop thread, the only one touching this.
-final class ConnectionExchange<Context: Sendable>: @unchecked Sendable {
+// Not Sendable: libmicrohttpd calls back for a connection only on its daemon's loop thread, the only one touching this.
+final class ConnectionExchange<Context: Sendable> {
     /// The request target (path and query) exactly as received.
     let target: String
     /// The connection this request arrives on, for the receive deadline.

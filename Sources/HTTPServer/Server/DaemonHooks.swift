@@ -4,8 +4,8 @@ import CMicroHTTPD
 ///
 /// A C callback cannot be generic, so it calls through this class (one vtable call, no existential) into
 /// the daemon of the owner's context type, which overrides each method.
-// Unchecked: as `LoopDaemon`, touched only on its loop's thread; the tracker it holds is Sendable.
-class DaemonHooks: @unchecked Sendable {
+// Not Sendable itself: only `LoopDaemon`, its one subclass, is shared with its loop (and says why it may be).
+class DaemonHooks {
     /// Open connections and their receive deadlines, over every loop (the core's).
     let connections: ConnectionTracker
 

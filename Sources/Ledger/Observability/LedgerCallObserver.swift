@@ -4,8 +4,3 @@ public protocol LedgerCallObserver: Sendable {
     /// `seconds`: from the call's start to its end, waiting for a pooled connection included.
     func ledgerCallFinished(seconds: Double)
 }
-
-extension Duration {
-    /// This duration in seconds, as a `Double`.
-    public var inSeconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}

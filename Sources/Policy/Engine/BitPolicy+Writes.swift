@@ -1,6 +1,7 @@
 import DeviceCheckModel
 import FoundationEssentials
 import Ledger
+import Mechanisms
 import TwoBitsCrypto
 
 extension BitPolicy {
@@ -51,16 +52,19 @@ extension BitPolicy {
         return transactionID
     }
 
-    /// Saves an intent's resolution, or keeps it for a retry when the ledger fails (`UnsavedResolutions`).
+    /// Saves an intent's resolution, or keeps it for a retry when the ledger fails (`UnsavedResolution`).
     func resolve(_ id: String, result: AuditResult, bitsAfter: String?, reason: String?, transactionID: String?) async {
-        await unsavedResolutions.save(.init(id: id, result: result, bitsAfter: bitsAfter, reason: reason, transactionID: transactionID), in: ledger)
+        let resolution = UnsavedResolution(id: id, result: result, bitsAfter: bitsAfter, reason: reason, transactionID: transactionID)
+        do { try await resolution.save(in: ledger) } catch {
+            _ = unsavedResolutions.keep(resolution)
+        }
     }
 
     /// Saves the resolutions the ledger failed to take (a lock check only, when there are none). The service
     /// calls this every second, so an event whose resolution met an outage is settled soon after the ledger
     /// is back, even when this process makes no further write.
     public func retryUnsavedResolutions() async {
-        await unsavedResolutions.retry(in: ledger)
+        await unsavedResolutions.retry { [ledger] in try await $0.save(in: ledger) }
     }
 
     /// How many resolutions wait for the ledger.

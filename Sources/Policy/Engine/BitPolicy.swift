@@ -1,6 +1,7 @@
 public import DeviceCheckModel
 public import FoundationEssentials
 public import Ledger
+import Mechanisms
 
 /// Decides what the bits mean and how they change. Every write is read-modify-write of both bits.
 ///
@@ -13,8 +14,8 @@ public final class BitPolicy: Sendable {
     /// The stores the policy writes: audit events, write intents, pending orders.
     let ledger: any AuditLog & WriteIntentStore & PendingOrderStore
     let now: @Sendable () -> Date
-    /// Resolutions the ledger failed to take, retried until it does (`UnsavedResolutions`).
-    let unsavedResolutions = UnsavedResolutions()
+    /// Resolutions the ledger failed to take, retried until it does (`UnsavedResolution`).
+    let unsavedResolutions = RetryQueue<UnsavedResolution>(limit: UnsavedResolution.limit)
 
     public init(configuration: PolicyConfiguration, apple: any DeviceCheckAPI, ledger: any AuditLog & WriteIntentStore & PendingOrderStore,
                 now: @escaping @Sendable () -> Date = { Date() }) {

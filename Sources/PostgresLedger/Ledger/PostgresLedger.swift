@@ -1,6 +1,7 @@
 import FoundationEssentials
 public import Ledger
 import Locking
+import Mechanisms
 
 /// The shared ledger for replicas: PostgreSQL through libpq, bounded pools of blocking connections on
 /// threads of their own (no event loop waits on the network). Same statements and semantics as

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Ledger
 import Locking
 import Dispatch
+import Mechanisms
 
 /// A bounded pool of blocking libpq connections, each on a thread of its own, so that no event loop ever
 /// waits on the network: a call queues a job and awaits a continuation the worker resumes.
@@ -163,7 +164,7 @@ final class ConnectionPool: Sendable {
             if let deadline = next.deadline {
                 emptyTicks = 0
                 let remaining = deadline - .now
-                if remaining > .zero { _ = reaperWake.wait(timeout: DispatchTime.now() + .nanoseconds(Self.nanoseconds(remaining))) }
+                if remaining > .zero { _ = reaperWake.wait(timeout: DispatchTime.now() + .nanoseconds(remaining.wholeNanoseconds)) }
                 let expired = state.withLock { s -> [Job] in
                     var jobs: [Job] = []
                     let now = ContinuousClock.now
@@ -175,7 +176,7 @@ final class ConnectionPool: Sendable {
             } else if emptyTicks < 3 {
                 // A job queued during this sleep has its deadline at least `wait` away: the next tick is in time.
                 emptyTicks += 1
-                _ = reaperWake.wait(timeout: DispatchTime.now() + .nanoseconds(Self.nanoseconds(wait)))
+                _ = reaperWake.wait(timeout: DispatchTime.now() + .nanoseconds(wait.wholeNanoseconds))
             } else {
                 emptyTicks = 0
                 let idle = state.withLock { s -> Bool in
@@ -195,7 +196,7 @@ final class ConnectionPool: Sendable {
         while true {
             let signalled: Bool
             if let idlePing {
-                signalled = workAvailable.wait(timeout: DispatchTime.now() + .nanoseconds(Self.nanoseconds(idlePing))) == .success
+                signalled = workAvailable.wait(timeout: DispatchTime.now() + .nanoseconds(idlePing.wholeNanoseconds)) == .success
             } else {
                 workAvailable.wait()
                 signalled = true
@@ -321,9 +322,5 @@ final class ConnectionPool: Sendable {
             state.withLock { $0.lastRefusal = (.now, error.message) }
             throw error
         }
-    }
-
-    private static func nanoseconds(_ d: Duration) -> Int {
-        Int(d.components.seconds) * 1_000_000_000 + Int(d.components.attoseconds / 1_000_000_000)
     }
 }

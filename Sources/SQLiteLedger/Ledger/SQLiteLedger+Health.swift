@@ -3,6 +3,7 @@ import FoundationEssentials
 import EventLoops
 public import Ledger
 import Locking
+import Mechanisms
 
 extension SQLiteLedger {
     /// Proves the ledger takes a write: a one-row transaction on the ledger thread at most every
@@ -39,8 +40,7 @@ extension SQLiteLedger {
             if let loop = EventLoop.current {
                 _ = loop.schedule(in: timeout) { once.resume(late) }
             } else {
-                let nanoseconds = Int(timeout.components.seconds) * 1_000_000_000 + Int(timeout.components.attoseconds / 1_000_000_000)
-                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { once.resume(late) }
+                DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(timeout.wholeNanoseconds)) { once.resume(late) }
             }
         }
         try lastProbe.remember(failure, at: started)

@@ -2,6 +2,7 @@ public import FoundationEssentials
 public import Ledger
 import EventLoops
 import Locking
+import Mechanisms
 
 /// The embedded ledger: one SQLite file in WAL mode, schema migrated at open.
 ///

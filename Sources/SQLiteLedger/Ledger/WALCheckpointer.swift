@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Locking
 import Dispatch
+import Mechanisms
 
 /// Checkpoints the ledger's write-ahead log on a thread of its own, through a connection of its own.
 ///
@@ -47,7 +48,7 @@ final class WALCheckpointer: Sendable {
     }
 
     private func run(_ connection: SQLiteConnection, interval: Duration) {
-        let nanoseconds = Int(interval.components.seconds) * 1_000_000_000 + Int(interval.components.attoseconds / 1_000_000_000)
+        let nanoseconds = interval.wholeNanoseconds
         while true {
             _ = wake.wait(timeout: DispatchTime.now() + .nanoseconds(nanoseconds))
             let stopping = state.withLock { s -> Bool in

@@ -16,7 +16,7 @@ extension TwoBitsClient {
     /// A client over Apple's App Attest and DeviceCheck, keeping its key in the Keychain (`KeychainKeyStore`).
     public init(relay: any TwoBitsRelay, configuration: ClientConfiguration = ClientConfiguration(),
                 keyStore: any KeyStore = KeychainKeyStore()) {
-        self.init(appAttest: AppAttestServiceAdapter(DCAppAttestService.shared), deviceCheck: DeviceCheckDeviceAdapter(DCDevice.current),
+        self.init(appAttest: AppAttestServiceAdapter { DCAppAttestService.shared }, deviceCheck: DeviceCheckDeviceAdapter { DCDevice.current },
                   keyStore: keyStore, relay: relay, configuration: configuration)
     }
 }

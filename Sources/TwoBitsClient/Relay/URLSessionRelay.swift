@@ -8,13 +8,13 @@ import FoundationNetworking
 /// The reference relay: posts each call as JSON to a path of the team's main API, which adds TwoBits' API key
 /// and forwards it (docs/client.md). Statuses and TwoBits' error envelope are expected to pass through
 /// unchanged.
-public struct URLSessionRelay: TwoBitsRelay, @unchecked Sendable {
+public struct URLSessionRelay: TwoBitsRelay, Sendable {
     /// The main API, e.g. `https://api.example.com/`.
     public let baseURL: URL
     public let paths: RelayPaths
     private let headers: @Sendable () async throws -> [String: String]
     private let binding: @Sendable () async -> String?
-    // URLSession is thread-safe (Apple documents it so); the struct is @unchecked Sendable for this member.
+    // URLSession is Sendable (Apple documents it thread-safe; both Foundations declare it so).
     private let session: URLSession
     private let timeout: TimeInterval
 

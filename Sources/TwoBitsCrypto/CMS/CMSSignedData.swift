@@ -5,9 +5,9 @@ public import FoundationEssentials
 /// One CMS (PKCS#7) signed-data with embedded content, parsed by OpenSSL from BER (indefinite lengths and
 /// a content split into chunks are joined by the parser) or DER. Thin: it reads and checks signatures;
 /// which certificate to trust is the caller's decision (`CertificateChainVerifier`).
-// Unchecked: the OpenSSL object is never changed after parsing except by `verifySignature`, which OpenSSL's
-// CMS_verify does on the caller's thread; an instance is used by one verification at a time (never shared).
-public final class CMSSignedData: @unchecked Sendable {
+// Not Sendable: `verifySignature` changes the OpenSSL object (CMS_verify caches inside it), so an instance
+// belongs to the one verification that parsed it.
+public final class CMSSignedData {
     private let cms: OpaquePointer
     /// The embedded content (id-data), its chunks joined.
     public let content: Data

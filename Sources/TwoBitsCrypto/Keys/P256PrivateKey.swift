@@ -3,11 +3,12 @@ import COpenSSLShims
 import FoundationEssentials
 
 /// A P-256 private key held by OpenSSL. Immutable after creation, so it is safe to share across threads.
-// Unchecked: the OpenSSL key is never changed after init, and OpenSSL allows concurrent use of a key read-only.
-public final class P256PrivateKey: @unchecked Sendable {
-    let pkey: OpaquePointer
+// Sendable (its OpenSSL pointer held as an OpenSSLHandle): the OpenSSL key is never changed after init, and OpenSSL allows concurrent use of a key read-only.
+public final class P256PrivateKey: Sendable {
+    private let pkeyHandle: OpenSSLHandle
+    var pkey: OpaquePointer { pkeyHandle.pointer }
 
-    init(taking pkey: OpaquePointer) { self.pkey = pkey }
+    init(taking pkey: OpaquePointer) { self.pkeyHandle = OpenSSLHandle(pkey) }
     deinit { EVP_PKEY_free(pkey) }
 
     /// A fresh random key.

@@ -3,11 +3,12 @@ import COpenSSLShims
 public import FoundationEssentials
 
 /// A P-256 public key: verifies ES256 signatures and describes itself as a JWK.
-// Unchecked: the OpenSSL key is never changed after init, and OpenSSL allows concurrent use of a key read-only.
-public final class P256PublicKey: @unchecked Sendable {
-    let pkey: OpaquePointer
+// Sendable (its OpenSSL pointer held as an OpenSSLHandle): the OpenSSL key is never changed after init, and OpenSSL allows concurrent use of a key read-only.
+public final class P256PublicKey: Sendable {
+    private let pkeyHandle: OpenSSLHandle
+    var pkey: OpaquePointer { pkeyHandle.pointer }
 
-    init(taking pkey: OpaquePointer) { self.pkey = pkey }
+    init(taking pkey: OpaquePointer) { self.pkeyHandle = OpenSSLHandle(pkey) }
     deinit { EVP_PKEY_free(pkey) }
 
     /// Parses a PEM "PUBLIC KEY" (SubjectPublicKeyInfo), or derives it from a PEM private key.

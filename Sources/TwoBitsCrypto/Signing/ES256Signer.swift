@@ -6,17 +6,18 @@ public import FoundationEssentials
 ///
 /// A digest context initialised once with the key is copied for each signature, which skips
 /// the per-call key setup (measured: Benchmarks/README.md, "ES256 micro-benchmark").
-// Unchecked: `template` is never used in place, only copied (read) into a fresh context for each signature.
-public final class ES256Signer: @unchecked Sendable {
+// Sendable (its OpenSSL pointer held as an OpenSSLHandle): `template` is never used in place, only copied (read) into a fresh context for each signature.
+public final class ES256Signer: Sendable {
     public let key: P256PrivateKey
-    private let template: OpaquePointer
+    private let templateHandle: OpenSSLHandle
+    private var template: OpaquePointer { templateHandle.pointer }
 
     public init(key: P256PrivateKey) {
         self.key = key
         guard let ctx = EVP_MD_CTX_new(), EVP_DigestSignInit(ctx, nil, EVP_sha256(), nil, key.pkey) == 1 else {
             fatalError("EVP_DigestSignInit failed: \(drainOpenSSLErrors())")
         }
-        template = ctx
+        templateHandle = OpenSSLHandle(ctx)
     }
 
     deinit { EVP_MD_CTX_free(template) }

@@ -4,13 +4,14 @@ import FoundationEssentials
 /// An intermediate whose signature by one of a verifier's roots has already been checked, with a trust store
 /// that holds it as the anchor of a partial chain. The root's signature over the same DER under the same key
 /// cannot change, so it is checked once; everything that depends on the time or the leaf is checked every call.
-// Unchecked: its OpenSSL store is filled in init and only read by verifications afterwards.
-final class AnchoredIntermediate: @unchecked Sendable {
+// Sendable (its OpenSSL pointer held as an OpenSSLHandle): its OpenSSL store is filled in init and only read by verifications afterwards.
+final class AnchoredIntermediate: Sendable {
     let certificate: X509Certificate
     /// The root that signed it: its validity period is still judged at each verification's time.
     let root: X509Certificate
     /// A store holding only `certificate`; verifications through it set `X509_V_FLAG_PARTIAL_CHAIN`.
-    let store: OpaquePointer
+    private let storeHandle: OpenSSLHandle
+    var store: OpaquePointer { storeHandle.pointer }
 
     init?(certificate: X509Certificate, root: X509Certificate) {
         guard let store = X509_STORE_new() else { return nil }
@@ -21,7 +22,7 @@ final class AnchoredIntermediate: @unchecked Sendable {
         }
         self.certificate = certificate
         self.root = root
-        self.store = store
+        self.storeHandle = OpenSSLHandle(store)
     }
 
     deinit { X509_STORE_free(store) }

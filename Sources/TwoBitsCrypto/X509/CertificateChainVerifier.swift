@@ -13,9 +13,10 @@ import Locking
 /// `maxAnchoredIntermediates` of them): later chains through the same intermediate skip the root's signature
 /// over it, the same bytes under the same key, and check everything else again. For App Attest that is one
 /// P-384 verification in two, every intermediate being Apple's same CA.
-// Unchecked: the OpenSSL store is filled in init and only read afterwards; the cache of intermediates is behind a Lock.
-public final class CertificateChainVerifier: @unchecked Sendable {
-    private let store: OpaquePointer
+// Sendable (its OpenSSL pointer held as an OpenSSLHandle): the OpenSSL store is filled in init and only read afterwards; the cache of intermediates is behind a Lock.
+public final class CertificateChainVerifier: Sendable {
+    private let storeHandle: OpenSSLHandle
+    private var store: OpaquePointer { storeHandle.pointer }
     /// Kept alive because the store points at their OpenSSL objects.
     public let roots: [X509Certificate]
     private let anchored = Lock<[AnchoredIntermediate]>([])
@@ -29,7 +30,7 @@ public final class CertificateChainVerifier: @unchecked Sendable {
             X509_STORE_free(store)
             throw .malformed("cannot add a root: \(drainOpenSSLErrors())")
         }
-        self.store = store
+        self.storeHandle = OpenSSLHandle(store)
         self.roots = roots
     }
 

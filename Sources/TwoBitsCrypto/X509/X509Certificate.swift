@@ -3,9 +3,10 @@ import COpenSSLShims
 public import FoundationEssentials
 
 /// One X.509 certificate held by OpenSSL. Immutable after parsing, so it is safe to share across threads.
-// Unchecked: the OpenSSL certificate is never changed after parsing, and OpenSSL allows concurrent reads of it.
-public final class X509Certificate: @unchecked Sendable {
-    let cert: OpaquePointer
+// Sendable (its OpenSSL pointer held as an OpenSSLHandle): the OpenSSL certificate is never changed after parsing, and OpenSSL allows concurrent reads of it.
+public final class X509Certificate: Sendable {
+    private let certHandle: OpenSSLHandle
+    var cert: OpaquePointer { certHandle.pointer }
     /// Held as an array, not Data: Data's enum layout tags its storage pointer, so LeakSanitizer would
     /// report the bytes of every certificate kept in a static (the compiled-in roots) as leaked.
     private let derBytes: [UInt8]
@@ -36,7 +37,7 @@ public final class X509Certificate: @unchecked Sendable {
             let detail = drainOpenSSLErrors()
             throw .malformed(detail == "unknown OpenSSL error" ? "trailing bytes after the certificate" : detail)
         }
-        cert = parsed
+        certHandle = OpenSSLHandle(parsed)
         derBytes = [UInt8](der)
     }
 
@@ -47,7 +48,7 @@ public final class X509Certificate: @unchecked Sendable {
         guard length > 0, let out else { throw .malformed(drainOpenSSLErrors()) }
         defer { twobits_openssl_free(out) }
         guard X509_up_ref(parsed) == 1 else { throw .malformed("X509_up_ref failed") }
-        cert = parsed
+        certHandle = OpenSSLHandle(parsed)
         derBytes = [UInt8](UnsafeBufferPointer(start: out, count: Int(length)))
     }
 

@@ -1,5 +1,6 @@
 public import FoundationEssentials
 import Locking
+import Mechanisms
 
 /// `app_attest.max_attestations_per_second`: a token bucket (burst one second's worth) that each challenge
 /// answered `enroll: true` for an attestation takes from. Empty, the challenge answers `enroll: false`

@@ -1,5 +1,6 @@
 public import FoundationEssentials
 import Locking
+import Mechanisms
 
 /// Per-client token buckets and one global bucket, checked together: a request is admitted only
 /// when both hold its cost, and then takes from both; a refused request takes nothing. The limits are

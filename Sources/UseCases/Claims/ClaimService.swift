@@ -1,6 +1,7 @@
 import DeviceCheckModel
 import FoundationEssentials
 public import Ledger
+import Mechanisms
 public import Policy
 import TwoBitsCrypto
 import Glibc
@@ -23,7 +24,7 @@ public struct ClaimService: Sendable {
     let abandoned = AbandonedKeys()
     /// Answers Apple's write made final that the ledger failed to store, retried before each claim with a key,
     /// every second and at shutdown (`retryUnsavedAnswers`).
-    let unsavedAnswers = UnsavedAnswers()
+    let unsavedAnswers = RetryQueue<UnsavedAnswer>(limit: UnsavedAnswer.limit)
 
     public init(policy: BitPolicy, ledger: any IdempotencyStore, events: any UseCaseEvents) {
         self.policy = policy
@@ -42,7 +43,7 @@ public struct ClaimService: Sendable {
         if let key = idempotencyKey {
             let fingerprint = SHA256Digest.hex("claim|\(id)|\(token.base64)")
             await abandoned.retry(in: ledger)
-            await unsavedAnswers.retry(in: ledger)
+            await retryUnsavedAnswers()
             let begin: IdempotencyBegin
             do {
                 begin = try await ledger.beginIdempotent(client: client, key: key, requestHash: fingerprint, owner: Self.instance, now: Date())
@@ -101,7 +102,7 @@ public struct ClaimService: Sendable {
                 // Apple has written: the answer is the claim, never 503 `storage_unavailable` (which says nothing
                 // was written). The answer is kept and stored once the ledger takes it, so the retry replays it;
                 // when none can be kept, the key is given back (its intent stays) and the retry resumes.
-                if !unsavedAnswers.keep(client: client, key: key, answer: answer) {
+                if !unsavedAnswers.keep(UnsavedAnswer(client: client, key: key, answer: answer)) {
                     await abandoned.giveBack(client: client, key: key, in: ledger)
                 }
             }
@@ -113,7 +114,7 @@ public struct ClaimService: Sendable {
     /// this every second and at shutdown, so the key's retry, on any replica, finds the answer soon after the
     /// ledger is back.
     public func retryUnsavedAnswers() async {
-        await unsavedAnswers.retry(in: ledger)
+        await unsavedAnswers.retry { [ledger] in try await $0.store(in: ledger) }
     }
 
     /// How many answers wait for the ledger.

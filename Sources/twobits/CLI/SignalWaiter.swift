@@ -4,12 +4,12 @@ import FoundationEssentials
 import Glibc
 
 /// Turns SIGINT/SIGTERM into an awaited event and SIGHUP into a callback.
-// Unchecked: `sources` is written only by `waitForTermination`, called once, by one task; the signal handlers never touch it.
-final class SignalWaiter: @unchecked Sendable {
-    private var sources: [DispatchSourceSignal] = []
-
-    /// Waits until SIGINT or SIGTERM; calls `onHangUp` for each SIGHUP meanwhile.
+final class SignalWaiter: Sendable {
+    /// Waits until SIGINT or SIGTERM; calls `onHangUp` for each SIGHUP meanwhile. The signal sources live as
+    /// long as the wait (the signals stay ignored after it).
     func waitForTermination(onHangUp: @escaping @Sendable () -> Void = {}) async -> Int32 {
+        var sources: [any DispatchSourceSignal] = []
+        defer { withExtendedLifetime(sources) {} }
         for s in [SIGINT, SIGTERM, SIGHUP] { signal(s, SIG_IGN) }
         let hup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
         hup.setEventHandler(handler: onHangUp)

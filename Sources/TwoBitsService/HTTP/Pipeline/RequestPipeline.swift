@@ -2,6 +2,7 @@ import FoundationEssentials
 import HTTPServer
 import TwoBitsCrypto
 import WireFormats
+import Mechanisms
 
 /// The request pipeline: small stages in order, then the route's controller, the error envelope, and
 /// one log line and the request metrics, all reading one typed `RequestContext`.
@@ -90,7 +91,7 @@ struct RequestPipeline: Sendable {
     /// One log line and the request counter, for the answer the client actually got.
     func record(_ http: ServerRequest, _ context: RequestContext, _ response: ServerResponse, elapsed: Duration) {
         let route = context.route
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        let milliseconds = elapsed.inMilliseconds
         metrics.increment(.httpRequests, route, String(response.status))
         metrics.observe(.httpRequestSeconds, route, value: milliseconds / 1000)
         logger.log(response.status >= 500 ? .error : .info, "request", ordered: [ // sorted by name

@@ -1,4 +1,5 @@
 public import FoundationEssentials
+import Mechanisms
 
 /// The refresher's schedule as a value: when to renew, how many at once (a token bucket of
 /// `maxRefreshesPerSecond`), and what each of Apple's answers does to the key and to the whole refresher
@@ -6,9 +7,11 @@ public import FoundationEssentials
 /// (`ReceiptRefreshRunner`) feeds it times and answers and carries out what it returns.
 public struct ReceiptRefresher: Sendable {
     public let settings: ReceiptRefreshSettings
-    /// Renewals allowed now; refilled at `maxRefreshesPerSecond`, at most that many.
-    private(set) var tokens: Double
-    private var refilledAt: Date
+    /// Renewals allowed now; refilled at `maxRefreshesPerSecond`, at most that many (times: dates, as seconds
+    /// since the reference date).
+    private var bucket: TokenBucket
+    /// Throttles and outages pause every renewal, exponentially with equal jitter.
+    private let backoff: ExponentialBackoff
     /// Throttles and outages in a row; a renewal that reaches Apple otherwise resets it.
     public private(set) var failuresInARow = 0
     /// No renewal before this time (a back-off).
@@ -20,28 +23,25 @@ public struct ReceiptRefresher: Sendable {
 
     public init(settings: ReceiptRefreshSettings, now: Date) {
         self.settings = settings
-        tokens = Double(settings.maxRefreshesPerSecond)
-        refilledAt = now
+        bucket = TokenBucket(ratePerSecond: Double(settings.maxRefreshesPerSecond), burst: settings.maxRefreshesPerSecond,
+                             now: now.timeIntervalSinceReferenceDate)
+        backoff = ExponentialBackoff(base: .seconds(settings.baseBackoff), maximum: .seconds(settings.maxBackoff), jitter: .equal)
     }
 
     /// The next step at `now`; a `.refresh(limit:)` takes its renewals from the bucket.
     public mutating func next(now: Date) -> ReceiptRefreshStep {
-        refill(now)
+        bucket.refill(onWallClock: now.timeIntervalSinceReferenceDate)
         if let pausedUntil, pausedUntil > now { return .wait(until: pausedUntil) }
         if let idleUntil, idleUntil > now { return .wait(until: idleUntil) }
-        // A hair over the float's error: 0.4 s at 5 a second refills 2, not 1.999….
-        let whole = Int((tokens + 1e-6).rounded(.down))
-        guard whole >= 1 else {
-            return .wait(until: now.addingTimeInterval((1 - tokens) / Double(settings.maxRefreshesPerSecond)))
-        }
-        tokens = max(0, tokens - Double(whole))
+        let whole = bucket.takeWhole()
+        guard whole >= 1 else { return .wait(until: now.addingTimeInterval(bucket.secondsUntilAvailable(1))) }
         return .refresh(limit: whole)
     }
 
     /// The lease found `leased` of the `limit` keys asked for: the rest go back to the bucket, and with none
     /// due the refresher rests for `idleDelay`.
     public mutating func leased(_ leased: Int, of limit: Int, now: Date) {
-        tokens = min(Double(settings.maxRefreshesPerSecond), tokens + Double(max(0, limit - leased)))
+        bucket.giveBack(Double(max(0, limit - leased)))
         idleUntil = leased == 0 ? now.addingTimeInterval(settings.idleDelay) : nil
     }
 
@@ -88,17 +88,8 @@ public struct ReceiptRefresher: Sendable {
     /// Pauses every renewal: `baseBackoff` doubled per failure in a row, capped, then scaled by 0.5-1.0.
     private mutating func backOff(now: Date, jitter: Double) -> Date {
         failuresInARow += 1
-        let doubling = Double(1 << min(failuresInARow - 1, 30))
-        let full = min(settings.maxBackoff, settings.baseBackoff * doubling)
-        let until = now.addingTimeInterval(full * (0.5 + 0.5 * min(max(jitter, 0), 1)))
+        let until = now.addingTimeInterval(backoff.delay(afterFailures: failuresInARow, random: jitter).inSeconds)
         pausedUntil = until
         return until
-    }
-
-    private mutating func refill(_ now: Date) {
-        let elapsed = max(0, now.timeIntervalSince(refilledAt))
-        let rate = Double(settings.maxRefreshesPerSecond)
-        tokens = min(rate, tokens + elapsed * rate)
-        refilledAt = now
     }
 }

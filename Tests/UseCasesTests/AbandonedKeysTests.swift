@@ -2,7 +2,7 @@ import Foundation
 import Ledger
 import Locking
 import Testing
-import TwoBitsService
+import SQLiteLedger
 @testable import UseCases
 
 /// A real SQLite ledger's idempotency store whose `abandonIdempotent` fails while `failing` is set (the
@@ -35,7 +35,7 @@ final class FailingIdempotencyStore: IdempotencyStore, Sendable {
         let directory = NSTemporaryDirectory() + "twobits-abandoned-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let ledger = FailingIdempotencyStore(try DatabaseLocation.sqlite(path: directory + "/ledger.sqlite").openLedger(pool: .init()))
+        let ledger = FailingIdempotencyStore(try SQLiteLedger(path: directory + "/ledger.sqlite"))
         let owner = ClaimService.instance, now = Date()
         #expect(try await ledger.beginIdempotent(client: "c", key: "k", requestHash: "h", owner: owner, now: now) == .started)
 

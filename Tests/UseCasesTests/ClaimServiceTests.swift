@@ -5,7 +5,7 @@ import Locking
 import Policy
 import Testing
 import TokenSigning
-import TwoBitsService
+import SQLiteLedger
 @testable import UseCases
 import WireVocabulary
 
@@ -66,7 +66,7 @@ final class IntentRefusingStore: IdempotencyStore, Sendable {
         let directory = NSTemporaryDirectory() + "twobits-claims-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let ledger = try DatabaseLocation.sqlite(path: directory + "/ledger.sqlite").openLedger(pool: .init())
+        let ledger = try SQLiteLedger(path: directory + "/ledger.sqlite")
         let month = YearMonth(containing: Date())
         let configuration = PolicyConfiguration(layout: .roles(bit0: .promotion, bit1: .ban),
                                                 promotions: [Promotion(id: "spring", starts: month, ends: nil, bit: 0)])

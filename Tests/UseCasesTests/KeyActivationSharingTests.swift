@@ -2,7 +2,7 @@ import Foundation
 import Ledger
 import Testing
 import TokenSigning
-import TwoBitsService
+import SQLiteLedger
 @testable import UseCases
 
 /// Replicas on different machines have their own copy of the key directory but one ledger: the activation
@@ -28,7 +28,7 @@ import TwoBitsService
         for key in try storeB.load() { try FileManager.default.removeItem(atPath: key.path) }
         try Self.copy(first, to: storeB.directory)
 
-        let ledger = try DatabaseLocation.sqlite(path: root + "/ledger.sqlite").openLedger(pool: .init())
+        let ledger = try SQLiteLedger(path: root + "/ledger.sqlite")
         let a = try KeyRing(settings: Self.settings(storeA.directory), ledger: ledger)
         let b = try KeyRing(settings: Self.settings(storeB.directory), ledger: ledger)
         try await a.shareActivation()

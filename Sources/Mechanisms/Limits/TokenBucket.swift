@@ -1,7 +1,8 @@
 /// A token bucket: holds up to `capacity` tokens, refilled continuously at `ratePerSecond`.
 ///
 /// Pure arithmetic over the times it is given (seconds on any monotonic clock), so tests drive it
-/// without sleeping. A clock that steps back is read as no time passing.
+/// without sleeping. A clock that steps back is read as no time passing (`refill(onWallClock:)` for one that may).
+/// The rate limits take one request's cost at a time; the receipt refresher takes every whole token at once.
 public struct TokenBucket: Sendable, Equatable {
     public private(set) var ratePerSecond: Double
     public private(set) var capacity: Double
@@ -22,6 +23,27 @@ public struct TokenBucket: Sendable, Equatable {
         guard now > updatedAt else { return }
         tokens = min(capacity, tokens + (now - updatedAt) * ratePerSecond)
         updatedAt = now
+    }
+
+    /// Refills from a wall clock, whose times are dates and may step back: a step back restarts the count from
+    /// the earlier time (the tokens held stay), instead of adding nothing until the clock has caught up again.
+    public mutating func refill(onWallClock now: Double) {
+        refill(now: now)
+        updatedAt = now
+    }
+
+    /// Takes every whole token held (a hair under a whole one counts: 0.4 s at 5 a second refills 2, not
+    /// 1.999… after the float's error), and returns how many; 0 takes nothing. Refill first.
+    public mutating func takeWhole() -> Int {
+        let whole = Int((tokens + 1e-6).rounded(.down))
+        guard whole >= 1 else { return 0 }
+        tokens = max(0, tokens - Double(whole))
+        return whole
+    }
+
+    /// Puts back `count` tokens taken but not used, never beyond the capacity.
+    public mutating func giveBack(_ count: Double) {
+        tokens = min(capacity, tokens + max(0, count))
     }
 
     /// Gives the bucket a new rate and size from `now` on (the replica count changed): what accrued until
