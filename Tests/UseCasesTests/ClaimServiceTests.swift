@@ -139,13 +139,13 @@ final class IntentRefusingStore: IdempotencyStore, Sendable {
         let directory = NSTemporaryDirectory() + "twobits-claims-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = FailingIdempotencyStore(try DatabaseLocation.sqlite(path: directory + "/ledger.sqlite").openLedger(pool: .init()))
+        let store = FailingIdempotencyStore(try SQLiteLedger(path: directory + "/ledger.sqlite"))
         store.failing.withLock { $0 = false }
         store.failingCompletes.withLock { $0 = true }
         let month = YearMonth(containing: Date())
         let configuration = PolicyConfiguration(layout: .roles(bit0: .promotion, bit1: .ban),
                                                 promotions: [Promotion(id: "spring", starts: month, ends: nil, bit: 0)])
-        let ledger = try DatabaseLocation.sqlite(path: directory + "/policy.sqlite").openLedger(pool: .init())
+        let ledger = try SQLiteLedger(path: directory + "/policy.sqlite")
         let claims = ClaimService(policy: BitPolicy(configuration: configuration, apple: CountingApple(), ledger: ledger), ledger: store,
                                   events: SilentEvents())
         let request = ClaimRequest(promotion: "nope", token: Self.token, client: "c", idempotencyKey: "k")
