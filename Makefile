@@ -73,6 +73,7 @@ bench:
 	$(SWIFT) build $(RELEASE)
 	python3 Benchmarks/bench.py $(BENCH_ARGS)
 	python3 Benchmarks/bench.py --compare-ledgers
+	TWOBITS_BIN=$(CURDIR)/.build/release/twobits python3 Benchmarks/request_proofs.py --concurrency 64 --proofs 40
 
 # The races over each link to Apple (Benchmarks/README.md, "Over TLS"): fallback and claim at 0 and 50 ms, c=256,
 # against the Go peer, BENCH_LINK_REPEAT races each, for each of BENCH_LINKS; Benchmarks/results/link-LINK.json and .md.
