@@ -51,7 +51,8 @@ final class RecordingEvents: UseCaseEvents {
 @Suite struct RequestProofServiceTests {
     let authority = AppAttestAuthority()
     let appID = AppID(teamID: "TEAMID1234", bundleID: "com.example.strong")
-    static let body = Data(#"{"amount":100,"currency":"EUR"}"#.utf8)
+    // Computed, not stored: a static Data's buffer outlives the run and LeakSanitizer reports it at exit.
+    static var body: Data { Data(#"{"amount":100,"currency":"EUR"}"#.utf8) }
 
     struct Setup {
         let service: AppAttestService
