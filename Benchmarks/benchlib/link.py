@@ -16,7 +16,7 @@ import os
 import sys
 
 from .common import ROOT, BenchError, log
-from .procfs import stat_cpu_seconds
+from .procfs import family_cpu_seconds
 
 LINKS = ("plain", "tls-h2", "tls-h1")
 # fake_apple's variant per link: `good` offers h2 and http/1.1 by ALPN, `http1` only http/1.1.
@@ -184,19 +184,7 @@ class AppleLink:
         if self.fake is None or self.fake.process is None:
             return 0.0
         master = self.fake.process.pid
-        total = 0.0
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open("/proc/%s/stat" % entry) as f:
-                    text = f.read()
-                fields = text[text.rindex(")") + 2:].split()
-                if int(entry) == master or int(fields[1]) == master:
-                    total += stat_cpu_seconds(text)
-            except (OSError, ValueError, IndexError):
-                continue
-        return total
+        return family_cpu_seconds(master)
 
 
 def _seconds(text):

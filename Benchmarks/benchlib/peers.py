@@ -7,7 +7,7 @@ import time
 
 from .common import GOPEER_BUILD, GOPEER_DIR, POSTGRES_SCRIPT, BenchError, log
 from .processes import run_bounded
-from .procfs import stat_cpu_seconds
+from .procfs import family_cpu_seconds
 from .scenarios import KEY_ID, PROMOTION_ID, TEAM_ID
 
 
@@ -98,19 +98,7 @@ class Postgres:
                 postmaster = int(f.readline())
         except (OSError, ValueError):
             return None
-        total = 0.0
-        for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open("/proc/%s/stat" % entry) as f:
-                    text = f.read()
-                fields = text[text.rindex(")") + 2:].split()
-                if int(entry) == postmaster or int(fields[1]) == postmaster:
-                    total += stat_cpu_seconds(text)
-            except (OSError, ValueError, IndexError):
-                continue
-        return total
+        return family_cpu_seconds(postmaster)
 
     def close(self):
         if self.dir:

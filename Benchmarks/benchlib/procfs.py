@@ -21,6 +21,24 @@ def proc_cpu_seconds(pid):
         return stat_cpu_seconds(f.read())
 
 
+def family_cpu_seconds(parent):
+    """CPU seconds of `parent` and its direct children (nginx's master and workers, PostgreSQL's postmaster
+    and its backends), read from /proc; processes that end while being read are skipped."""
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                text = f.read()
+            fields = text[text.rindex(")") + 2:].split()
+            if int(entry) == parent or int(fields[1]) == parent:
+                total += stat_cpu_seconds(text)
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 def proc_status(pid):
     values = {}
     with open("/proc/%d/status" % pid) as f:
