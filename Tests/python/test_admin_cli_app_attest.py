@@ -67,3 +67,21 @@ def test_keys_lists_by_minimum_metric_and_pages(deployment, keys):
     assert "no keys with a risk metric that high" in admin(deployment, "app-attest", "keys", "--min-risk-metric", "4").stdout
     refused = admin(deployment, "app-attest", "keys", "--min-risk-metric", "-1", check=False)
     assert refused.returncode == 1 and "error 400 bad_request" in refused.stdout, refused
+
+
+def test_revoke_revokes_the_key_and_needs_a_reason(deployment, keys):
+    # Last in this file: the other tests read the farm's keys unrevoked.
+    key_id, artifact = next(iter(keys["farm"].items()))
+    no_reason = admin(deployment, "app-attest", "revoke", artifact, check=False)
+    assert no_reason.returncode == 2 and "needs --reason" in no_reason.stderr, no_reason
+    assert key_view(deployment, artifact)["revoked"] is False
+    hostile = admin(deployment, "app-attest", "revoke", "x?y", "--reason", "farm", check=False)
+    assert hostile.returncode == 2 and "is not an artifact or a key id" in hostile.stderr, hostile
+    missing = admin(deployment, "app-attest", "revoke", "aa1." + "A" * 43, "--reason", "farm", check=False)
+    assert missing.returncode == 1 and "error 404 not_found" in missing.stdout, missing
+
+    out = admin(deployment, "app-attest", "revoke", artifact, "--reason", "device farm, ticket 7").stdout
+    assert f"artifact:           {artifact}" in out and "revoked:            yes" in out, out
+    assert "device farm, ticket 7" in out, out
+    view = key_view(deployment, artifact)
+    assert view["revoked"] is True and view["revoked_reason"] == "device farm, ticket 7", view

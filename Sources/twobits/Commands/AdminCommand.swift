@@ -16,6 +16,7 @@ enum AdminCommand {
       app-attest key ARTIFACT                     an attested key: risk metric, its history, the receipt's times
       app-attest keys [--min-risk-metric N] [--limit N] [--after ID]
                                                   keys whose risk metric is at least N, by key id
+      app-attest revoke ARTIFACT --reason TEXT    revokes a key: its assertions and request proofs are refused from then on
     The server URL comes from --server or TWOBITS_SERVER; the admin API key from TWOBITS_ADMIN_KEY or
     --key-file FILE (its first line). --key KEY works too, but every user of the machine sees it in ps.
     Device tokens (about 3 KB) are read from --token-file, or from standard input when it is omitted or '-'.
@@ -55,8 +56,7 @@ enum AdminCommand {
             path = "/v1/admin/audit?limit=\(try args.int("limit", default: 20))"
             if let before = args.value("before") { path += "&before=\(before)" }
         case "app-attest":
-            method = "GET"
-            path = try appAttestPath(&args)
+            (method, path, body) = try appAttestRequest(&args)
         default:
             throw UsageError("unknown admin action \(action)\n\n" + usage)
         }
@@ -85,19 +85,18 @@ enum AdminCommand {
         return (200..<300).contains(response.status) ? 0 : 1
     }
 
-    /// `app-attest key ARTIFACT` or `app-attest keys [--min-risk-metric N] [--limit N] [--after ID]`.
-    static func appAttestPath(_ args: inout Arguments) throws -> String {
+    /// `app-attest key ARTIFACT`, `app-attest keys [--min-risk-metric N] [--limit N] [--after ID]` or
+    /// `app-attest revoke ARTIFACT --reason TEXT`: the method, path and body of the admin API call.
+    static func appAttestRequest(_ args: inout Arguments) throws -> (String, String, [String: String]?) {
         let what = args.positional.count > 1 ? args.positional[1] : ""
         switch what {
         case "key":
             guard args.positional.count == 3 else { throw UsageError("app-attest key needs the key's artifact (or its key id in base64url)\n\n" + usage) }
-            // The path takes the base64url spelling; a standard base64 id is converted, anything else reaches no key.
-            var key = args.positional[2].replacing("+", with: "-").replacing("/", with: "_")
-            while key.hasSuffix("=") { key.removeLast() }
-            guard key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") }) else {
-                throw UsageError("app-attest key: \(TerminalText.escaped(args.positional[2])) is not an artifact or a key id")
-            }
-            return "/v1/admin/app-attest/keys/" + key
+            return ("GET", "/v1/admin/app-attest/keys/" + (try keyInPath(args.positional[2], what)), nil)
+        case "revoke":
+            guard args.positional.count == 3 else { throw UsageError("app-attest revoke needs the key's artifact (or its key id in base64url)\n\n" + usage) }
+            guard let reason = args.value("reason"), !reason.isEmpty else { throw UsageError("app-attest revoke needs --reason") }
+            return ("POST", "/v1/admin/app-attest/keys/" + (try keyInPath(args.positional[2], what)) + "/revoke", ["reason": reason])
         case "keys":
             guard args.positional.count == 2 else { throw UsageError("app-attest keys takes no argument besides its options\n\n" + usage) }
             var path = "/v1/admin/app-attest/keys?min_risk_metric=\(try args.int("min-risk-metric", default: 0))&limit=\(try args.int("limit", default: 50))"
@@ -107,10 +106,21 @@ enum AdminCommand {
                 }
                 path += "&after=" + after
             }
-            return path
+            return ("GET", path, nil)
         default:
-            throw UsageError("app-attest needs key ARTIFACT or keys\n\n" + usage)
+            throw UsageError("app-attest needs key ARTIFACT, keys or revoke ARTIFACT\n\n" + usage)
         }
+    }
+
+    /// A key's artifact or id as a path segment. The path takes the base64url spelling; a standard base64 id is
+    /// converted, anything else reaches no key (and nothing but base64 and artifact characters reaches the path).
+    static func keyInPath(_ given: String, _ what: String) throws -> String {
+        var key = given.replacing("+", with: "-").replacing("/", with: "_")
+        while key.hasSuffix("=") { key.removeLast() }
+        guard key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == ".") }) else {
+            throw UsageError("app-attest \(what): \(TerminalText.escaped(given)) is not an artifact or a key id")
+        }
+        return key
     }
 
     /// The admin key: `--key-file`, then `TWOBITS_ADMIN_KEY`, then `--key` (with a warning: the
@@ -188,7 +198,7 @@ enum AdminCommand {
             }
             if let next = value["next_before"], next != .null { lines.append("more: --before \(s(next))") }
             return lines.joined(separator: "\n")
-        case "app-attest key":
+        case "app-attest key", "app-attest revoke":
             return appAttestKeyLines(value, s).joined(separator: "\n")
         case "app-attest keys":
             guard case .array(let items)? = value["keys"], !items.isEmpty else { return "no keys with a risk metric that high" }
