@@ -90,6 +90,8 @@ ALLOWED_SYSTEM_IMPORTS = {
     "EventLoops": {"CEventLoop", "Dispatch"} | OS,
     # The wire's vocabulary, shared with the client library: the Swift standard library alone.
     "WireVocabulary": set(),
+    # The domain's values (bits, months, environments), below the ledger: the Swift standard library alone.
+    "DeviceDomain": set(),
     "WireFormats": {"FoundationEssentials"},
     "TwoBitsCrypto": {"COpenSSL", "FoundationEssentials", "Synchronization"} | OS,
     "OutboundHTTP": {"CCurl", "FoundationEssentials"} | OS,
@@ -128,6 +130,11 @@ FORBIDDEN_DEPENDENCIES = {
 VOCABULARY = "WireVocabulary"
 # The client library's only dependencies: the vocabulary, and the OS's libcrypto on Linux.
 CLIENT_DEPENDENCIES = {VOCABULARY, "COpenSSL"}
+
+# The domain's values sit below the ledger that stores them typed: they depend on nothing (no crypto, no Foundation),
+# and the ledger's records reach them without reaching Apple's API model or libcrypto.
+DOMAIN = "DeviceDomain"
+BELOW_THE_DOMAIN_MODEL = {"Ledger": {"DeviceCheckModel", "TwoBitsCrypto", "COpenSSL"}}
 
 # Only the composition root and the CLI build the Apple client.
 MAY_DEPEND_ON_THE_CLIENT = {"TwoBitsService", "twobits"}
@@ -200,6 +207,13 @@ def test_the_wire_vocabulary_depends_on_nothing_and_the_client_on_it_alone():
     assert declared(VOCABULARY) == set(), f"{VOCABULARY} depends on {sorted(declared(VOCABULARY))}"
     assert VOCABULARY in declared("TwoBitsClient")
     assert declared("TwoBitsClient") <= CLIENT_DEPENDENCIES, sorted(declared("TwoBitsClient") - CLIENT_DEPENDENCIES)
+
+
+def test_the_domain_depends_on_nothing_and_the_ledger_types_its_records_with_it():
+    assert declared(DOMAIN) == set(), f"{DOMAIN} depends on {sorted(declared(DOMAIN))}"
+    for name, forbidden in BELOW_THE_DOMAIN_MODEL.items():
+        assert DOMAIN in declared(name), f"{name} does not depend on {DOMAIN}"
+        assert not closure(name) & forbidden, f"{name} reaches {sorted(closure(name) & forbidden)}"
 
 
 def test_only_the_composition_root_and_the_cli_depend_on_the_apple_client():
