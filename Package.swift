@@ -58,6 +58,9 @@ let package = Package(
         // The wire's vocabulary, shared by the server and the client library: error codes, App Attest reasons,
         // fallback reasons, tiers, field names, base64url. No dependency at all, not even Foundation.
         .target(name: "WireVocabulary", swiftSettings: layered),
+        // The domain's values, below the ledger that stores them: Bits, BitState, YearMonth, AppleEnvironment.
+        // No dependency at all, not even Foundation (no crypto: a device token's digest stays in DeviceCheckModel).
+        .target(name: "DeviceDomain", swiftSettings: layered),
         // Text formats on the wire, no C and no crypto: the strict JSON parser and writer, base64url (over
         // WireVocabulary's) and hex.
         .target(name: "WireFormats", dependencies: ["WireVocabulary"], swiftSettings: layered),
@@ -66,17 +69,17 @@ let package = Package(
         .target(name: "TwoBitsCrypto", dependencies: ["COpenSSL", "COpenSSLShims", "Locking", "WireFormats", "WireVocabulary"], swiftSettings: layered),
         .target(name: "OutboundHTTP", dependencies: ["CCurl", "CCurlShims", "EventLoops", "Locking"], swiftSettings: layered),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "CMicroHTTPDShims", "EventLoops", "Locking", "WireVocabulary"], swiftSettings: layered),
-        // The ledger's seam: protocol and records, plain Swift (a PostgreSQL ledger plugs in here next).
-        .target(name: "Ledger", dependencies: ["Locking"], swiftSettings: layered),
+        // The ledger's seam: the stores' protocols and their records, plain Swift, typed with DeviceDomain's values.
+        .target(name: "Ledger", dependencies: ["DeviceDomain", "Locking"], swiftSettings: layered),
         // The embedded ledger: SQLite in WAL mode, with its own checkpointer thread.
         .target(name: "SQLiteLedger", dependencies: ["CSQLite", "CSQLiteShims", "Ledger", "Locking", "EventLoops", "Mechanisms"], swiftSettings: layered),
         // The shared ledger for replicas: PostgreSQL through libpq, a bounded pool of connections on threads of their own.
         .target(name: "PostgresLedger", dependencies: ["CPostgres", "Ledger", "Locking", "Mechanisms"], swiftSettings: layered),
 
         // Layer 2: Apple's DeviceCheck API: its model (no curl, no event loops: what Policy, UseCases and the
-        // sandbox share), the client that calls Apple over OutboundHTTP, and an emulator of Apple.
+        // sandbox share; DeviceToken and its digest over DeviceDomain's values, which it re-exports), the client that calls Apple over OutboundHTTP, and an emulator of Apple.
         // Neither module is named DeviceCheck: an app importing Apple's framework as well could not build.
-        .target(name: "DeviceCheckModel", dependencies: ["TwoBitsCrypto"], swiftSettings: layered),
+        .target(name: "DeviceCheckModel", dependencies: ["DeviceDomain", "TwoBitsCrypto"], swiftSettings: layered),
         .target(name: "AppleDeviceCheckClient", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "OutboundHTTP", "Locking", "Mechanisms"],
                 swiftSettings: layered),
         .target(name: "Sandbox", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "HTTPServer", "Locking", "AppAttest"], swiftSettings: layered),
@@ -85,7 +88,7 @@ let package = Package(
         .target(name: "Policy", dependencies: ["DeviceCheckModel", "Ledger", "TwoBitsCrypto", "WireVocabulary", "Mechanisms"], swiftSettings: layered),
         .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto", "WireFormats", "WireVocabulary"], swiftSettings: layered),
         // App Attest's verification core: a strict CBOR decoder, attestation and assertion verifiers. Stateless.
-        .target(name: "AppAttest", dependencies: ["TwoBitsCrypto", "WireFormats", "WireVocabulary"], swiftSettings: layered),
+        .target(name: "AppAttest", dependencies: ["DeviceDomain", "TwoBitsCrypto", "WireFormats", "WireVocabulary"], swiftSettings: layered),
 
         // Layer 4: the use cases (claims with their idempotency protocol, token exchange, debug secrets, the
         // key ring). Domain outcomes and errors only: no HTTP, no metrics, no logs.
@@ -111,7 +114,7 @@ let package = Package(
         // App Attest verification CPU per attestation and per assertion, on the real fixtures.
         .executableTarget(name: "AppAttestBench", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats"], path: "Benchmarks/AppAttestBench"),
         // Per-write latency of the SQLite ledger's hot paths, with and without the background checkpointer.
-        .executableTarget(name: "LedgerBench", dependencies: ["SQLiteLedger", "Ledger"], path: "Benchmarks/LedgerBench"),
+        .executableTarget(name: "LedgerBench", dependencies: ["SQLiteLedger", "Ledger", "DeviceDomain"], path: "Benchmarks/LedgerBench"),
 
         // The client library: Foundation and the OS's own frameworks only (docs/client.md): Apple's DeviceCheck, Security
         // and CryptoKit on Apple platforms; on Linux, where its tests run, libcrypto for SHA-256 (no hand-written hash).
@@ -143,6 +146,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "OutboundHTTP", "EventLoops", "Locking"]),
         // The curl client against a real HTTPServer on loopback (a client needs a server).
         .testTarget(name: "OutboundHTTPTests", dependencies: ["OutboundHTTP", "HTTPServer", "EventLoops", "CCurl", "CCurlShims"]),
+        .testTarget(name: "DeviceDomainTests", dependencies: ["DeviceDomain"]),
         .testTarget(name: "DeviceCheckModelTests", dependencies: ["DeviceCheckModel"]),
         // The Apple client against the sandbox, and the parsers against Python's.
         .testTarget(name: "AppleDeviceCheckClientTests", dependencies: [
@@ -156,7 +160,7 @@ let package = Package(
             "Sandbox", "AppAttest", "DeviceCheckModel", "OutboundHTTP", "TwoBitsCrypto", "WireFormats", "TestSupport",
         ]),
         // The ledger's contract, the same cases over SQLite and PostgreSQL, and PostgreSQL's cross-replica guarantees.
-        .testTarget(name: "LedgerContractTests", dependencies: ["Ledger", "SQLiteLedger", "PostgresLedger", "Locking", "EventLoops"]),
+        .testTarget(name: "LedgerContractTests", dependencies: ["DeviceDomain", "Ledger", "SQLiteLedger", "PostgresLedger", "Locking", "EventLoops"]),
         .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto", "WireFormats"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
         // The use cases alone, over a real SQLite ledger and the sandbox: claims and their keys, the key ring's

@@ -1,3 +1,4 @@
+import DeviceDomain
 import Foundation
 import Ledger
 import SQLiteLedger
@@ -108,7 +109,7 @@ do throws(StorageError) {
             let id = "\(run)-intent-\(i)"
             let event = AuditEvent(client: "marketing", action: .promotionClaim, subject: "spring", bitsBefore: "never-set",
                                    bitsAfter: "(1,0)@2026-11", result: .pending, tokenPrefix: "0123456789ab")
-            try await ledger.recordWriteIntent(WriteIntent(id: id, tokenPrefix: "0123456789ab", bits: "(1,0)", month: "2026-11",
+            try await ledger.recordWriteIntent(WriteIntent(id: id, tokenPrefix: "0123456789ab", bits: Bits(bit0: true, bit1: false), month: YearMonth(year: 2026, month: 11)!,
                                                      successResult: .ok, event: event))
             try await ledger.resolveWriteIntent(id: id, result: .ok, bitsAfter: "(1,0)@2026-11", reason: nil, transactionID: "tx-\(i)")
         }

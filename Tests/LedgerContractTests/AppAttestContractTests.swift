@@ -9,7 +9,7 @@ struct AppAttestContractTests {
 
     static func key(_ id: String, counter: UInt32 = 0, firstSeen: Date = .ms(1_800_000_000_000)) -> AppAttestKeyRecord {
         AppAttestKeyRecord(keyID: id, publicKey: Data([0x04] + [UInt8](repeating: 7, count: 64)), counter: counter,
-                           receipt: Data([0x30, 0x82, 0x00, 0x01, 0xFF]), environment: "production", appID: "TEAMID1234.com.example.app",
+                           receipt: Data([0x30, 0x82, 0x00, 0x01, 0xFF]), environment: .production, appID: "TEAMID1234.com.example.app",
                            validationCategory: 4, firstSeen: firstSeen)
     }
 

@@ -1,3 +1,4 @@
+import DeviceDomain
 import Foundation
 import Ledger
 import Testing
@@ -6,7 +7,7 @@ import Testing
 @Suite("Ledger contract: audit and write intents")
 struct AuditAndIntentContractTests {
     static func intent(_ id: String, prefix: String = "abcd1234", at: Date = .ms(1_700_000_000_123)) -> WriteIntent {
-        WriteIntent(id: id, tokenPrefix: prefix, bits: "(1,0)", month: "2026-11", successResult: .ok,
+        WriteIntent(id: id, tokenPrefix: prefix, bits: Bits(bit0: true, bit1: false), month: YearMonth(year: 2026, month: 11)!, successResult: .ok,
                     event: AuditEvent(at: at, client: "marketing", action: .promotionClaim, subject: "spring", bitsBefore: "never-set",
                                       bitsAfter: "(1,0)@2026-11", result: .pending, tokenPrefix: prefix))
     }
@@ -87,8 +88,8 @@ struct AuditAndIntentContractTests {
             let unknown = try await ledger.unknownWriteIntents(tokenPrefix: "abcd1234", limit: 10)
             #expect(unknown.count == 1)
             #expect(unknown.first?.id == "i-1")
-            #expect(unknown.first?.bits == "(1,0)")
-            #expect(unknown.first?.month == "2026-11")
+            #expect(unknown.first?.bits.description == "(1,0)")
+            #expect(unknown.first?.month.description == "2026-11")
             #expect(unknown.first?.successResult == .ok)
             #expect(unknown.first?.tokenPrefix == "abcd1234")
             #expect(unknown.first?.event.result == .unknown)

@@ -1,3 +1,4 @@
+import DeviceDomain
 import Foundation
 import Ledger
 @testable import PostgresLedger
@@ -26,8 +27,9 @@ import Testing
     }
 
     /// A NULL where the schema never stores one (a row another tool wrote, a copy) reads as the field's empty
-    /// value, never as a crash: the audit trail, the keys and the statistics stay listable. A write intent
-    /// without `success_result` (recorded before the column was used) settles as `ok`.
+    /// value, never as a crash: the audit trail and the statistics stay listable. A write intent without
+    /// `success_result` (recorded before the column was used) settles as `ok`. A domain value has no empty value:
+    /// a NULL environment, bits or month is a `StorageError` (StoredDomainValueContractTests: one that does not parse).
     @Test func nullColumnsReadAsEmptyValues() throws {
         let db = try SQLiteConnection(path: ":memory:")
         let epoch = Date(timeIntervalSince1970: 0)
@@ -35,8 +37,14 @@ import Testing
             SELECT NULL AS key_id, NULL AS public_key, NULL AS counter, NULL AS receipt, NULL AS environment, NULL AS app_id,
                    NULL AS validation_category, NULL AS first_seen_ms, NULL AS revoked_ms, NULL AS revoked_reason, NULL AS risk_metric
             """).first)
-        #expect(try AppAttestKeyRecord(row: key) == AppAttestKeyRecord(keyID: "", publicKey: Data(), counter: 0, receipt: Data(), environment: "",
-                                                                        appID: "", validationCategory: nil, firstSeen: epoch))
+        #expect(throws: StorageError.self) { try AppAttestKeyRecord(row: key) }
+        let keyWithEnvironment = try #require(try db.query("""
+            SELECT NULL AS key_id, NULL AS public_key, NULL AS counter, NULL AS receipt, 'development' AS environment, NULL AS app_id,
+                   NULL AS validation_category, NULL AS first_seen_ms, NULL AS revoked_ms, NULL AS revoked_reason, NULL AS risk_metric
+            """).first)
+        #expect(try AppAttestKeyRecord(row: keyWithEnvironment) == AppAttestKeyRecord(keyID: "", publicKey: Data(), counter: 0, receipt: Data(),
+                                                                                       environment: .development, appID: "", validationCategory: nil,
+                                                                                       firstSeen: epoch))
 
         let eventColumns = "NULL AS id, NULL AS at_ms, NULL AS client, NULL AS action, NULL AS subject, NULL AS bits_before, NULL AS bits_after, "
             + "NULL AS result, NULL AS reason, NULL AS transaction_id, NULL AS token_prefix, NULL AS intent_id"
@@ -44,9 +52,12 @@ import Testing
         let event = try #require(try db.query("SELECT " + eventColumns).first)
         #expect(try AuditEvent(row: event) == emptyEvent)
 
-        let intent = try #require(try db.query("SELECT \(eventColumns), NULL AS intent_token_prefix, NULL AS bits, NULL AS month, NULL AS success_result").first)
+        let nullIntent = try #require(try db.query("SELECT \(eventColumns), NULL AS intent_token_prefix, NULL AS bits, NULL AS month, NULL AS success_result").first)
+        #expect(throws: StorageError.self) { try WriteIntent(row: nullIntent) }
+        let intent = try #require(try db.query("SELECT \(eventColumns), NULL AS intent_token_prefix, '(0,1)' AS bits, '2026-11' AS month, NULL AS success_result").first)
         let read = try WriteIntent(row: intent)
-        #expect(read == WriteIntent(id: "", tokenPrefix: "", bits: "", month: "", successResult: .ok, event: emptyEvent))
+        #expect(read == WriteIntent(id: "", tokenPrefix: "", bits: Bits(bit0: false, bit1: true), month: YearMonth(year: 2026, month: 11)!, successResult: .ok,
+                                    event: emptyEvent))
         #expect(AuditResultContractTests.caseName(read.successResult) == "ok")
 
         let statistic = try #require(try db.query("SELECT NULL AS family, NULL AS subject, NULL AS outcome, NULL AS bucket, NULL AS hour, NULL AS count").first)

@@ -245,7 +245,7 @@ struct HostileStorageTests {
             for (device, written) in [(landed, true), (lost, false)] {
                 // What a killed process leaves behind: the intent recorded, maybe written, never resolved.
                 try await h.ledger.recordWriteIntent(WriteIntent(
-                    id: UUID().uuidString, tokenPrefix: device.token.shortDigest, bits: "(0,1)", month: h.month.description, successResult: .ok,
+                    id: UUID().uuidString, tokenPrefix: device.token.shortDigest, bits: Bits(bit0: false, bit1: true), month: h.month, successResult: .ok,
                     event: AuditEvent(client: "admin", action: "ban", bitsBefore: "never-set", bitsAfter: "(0,1)@\(h.month)", result: .pending,
                                       tokenPrefix: device.token.shortDigest)))
                 if written { _ = h.sandbox.seed(device.id, bits: bits(0, 1), lastUpdated: h.month) }
@@ -275,7 +275,7 @@ struct HostileStorageTests {
                 let device = try h.newDevice()
                 let id = UUID().uuidString
                 try await h.ledger.recordWriteIntent(WriteIntent(
-                    id: id, tokenPrefix: device.token.shortDigest, bits: "(0,1)", month: h.month.description, successResult: .ok,
+                    id: id, tokenPrefix: device.token.shortDigest, bits: Bits(bit0: false, bit1: true), month: h.month, successResult: .ok,
                     event: AuditEvent(client: "admin", action: "ban", bitsBefore: "never-set", bitsAfter: "(0,1)@\(h.month)", result: .pending,
                                       tokenPrefix: device.token.shortDigest)))
                 _ = h.sandbox.seed(device.id, bits: shown, lastUpdated: month)
@@ -348,7 +348,7 @@ struct HostileStorageTests {
         #expect(ledger.schemaVersion == SchemaMigrations.steps.count && ledger.schemaVersion == 9)
         let old = try #require(try await ledger.auditEvents(limit: 10, before: nil).first)
         #expect(old.action == "ban" && old.intentID == nil)
-        try await ledger.recordWriteIntent(WriteIntent(id: "intent-1", tokenPrefix: "abcdefabcdef", bits: "(1,0)", month: "2026-11", successResult: .ok,
+        try await ledger.recordWriteIntent(WriteIntent(id: "intent-1", tokenPrefix: "abcdefabcdef", bits: Bits(bit0: true, bit1: false), month: YearMonth(year: 2026, month: 11)!, successResult: .ok,
                                                  event: AuditEvent(client: "m", action: "promotion.claim", result: .pending)))
         try await ledger.resolveWriteIntent(id: "intent-1", result: .unknown, bitsAfter: "(1,0)@2026-11", reason: nil, transactionID: nil)
         #expect(try await ledger.unknownWriteIntents(tokenPrefix: "abcdefabcdef", limit: 5).map(\.id) == ["intent-1"])

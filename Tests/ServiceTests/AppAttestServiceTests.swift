@@ -49,7 +49,7 @@ import WireFormats
             let challenge = try await service.issueChallenge()
             #expect(Data(base64URLEncoded: challenge.value)?.count == 32)
             let record = try await service.attest(keyID: keyID, attestationObject: attestation(key, challenge: challenge.value), challenge: challenge.value)
-            #expect(record.counter == 0 && record.appID == appID.description && record.environment == "production" && !record.receipt.isEmpty)
+            #expect(record.counter == 0 && record.appID == appID.description && record.environment == .production && !record.receipt.isEmpty)
             #expect(try await ledger.appAttestKey(id: keyID) == record)
             for expected in 1...3 as ClosedRange<UInt32> {
                 let next = try await service.issueChallenge().value

@@ -16,7 +16,7 @@ import UseCases
     /// A key attested on the sandbox, as the ledger holds it after the attestation (its ATTEST receipt).
     static func attestedKey(_ h: SandboxHarness) async throws -> AppAttestKeyRecord {
         let key = try await h.attestedAppAttestKey(appID: appID)
-        return AppAttestKeyRecord(keyID: key.keyID, publicKey: key.publicKey, receipt: key.receipt, environment: "development", appID: appID, firstSeen: Date())
+        return AppAttestKeyRecord(keyID: key.keyID, publicKey: key.publicKey, receipt: key.receipt, environment: .development, appID: appID, firstSeen: Date())
     }
 
     static func renewer(_ h: SandboxHarness) throws -> AppleReceiptRenewer {

@@ -34,7 +34,7 @@ struct ReceiptRefreshRunnerTests {
 
     static func key(_ id: String, firstSeen: Date) -> AppAttestKeyRecord {
         AppAttestKeyRecord(keyID: id, publicKey: Data([0x04] + [UInt8](repeating: 7, count: 64)), receipt: Data([0x30, 0x80]),
-                           environment: "production", appID: "TEAMID1234.com.example.app", firstSeen: firstSeen)
+                           environment: .production, appID: "TEAMID1234.com.example.app", firstSeen: firstSeen)
     }
 
     func renewed(_ metric: Int, at time: Date) -> ReceiptRenewal {

@@ -90,6 +90,8 @@ ALLOWED_SYSTEM_IMPORTS = {
     "EventLoops": {"CEventLoop", "Dispatch"} | OS,
     # The wire's vocabulary, shared with the client library: the Swift standard library alone.
     "WireVocabulary": set(),
+    # The domain's values (bits, months, environments), below the ledger: the Swift standard library alone.
+    "DeviceDomain": set(),
     "WireFormats": {"FoundationEssentials"},
     "TwoBitsCrypto": {"COpenSSL", "FoundationEssentials", "Synchronization"} | OS,
     "OutboundHTTP": {"CCurl", "FoundationEssentials"} | OS,
@@ -128,6 +130,11 @@ FORBIDDEN_DEPENDENCIES = {
 VOCABULARY = "WireVocabulary"
 # The client library's only dependencies: the vocabulary, and the OS's libcrypto on Linux.
 CLIENT_DEPENDENCIES = {VOCABULARY, "COpenSSL"}
+
+# The domain's values sit below the ledger that stores them typed: they depend on nothing (no crypto, no Foundation),
+# and the ledger's records reach them without reaching Apple's API model or libcrypto.
+DOMAIN = "DeviceDomain"
+BELOW_THE_DOMAIN_MODEL = {"Ledger": {"DeviceCheckModel", "TwoBitsCrypto", "COpenSSL"}}
 
 # Only the composition root and the CLI build the Apple client.
 MAY_DEPEND_ON_THE_CLIENT = {"TwoBitsService", "twobits"}
@@ -200,6 +207,13 @@ def test_the_wire_vocabulary_depends_on_nothing_and_the_client_on_it_alone():
     assert declared(VOCABULARY) == set(), f"{VOCABULARY} depends on {sorted(declared(VOCABULARY))}"
     assert VOCABULARY in declared("TwoBitsClient")
     assert declared("TwoBitsClient") <= CLIENT_DEPENDENCIES, sorted(declared("TwoBitsClient") - CLIENT_DEPENDENCIES)
+
+
+def test_the_domain_depends_on_nothing_and_the_ledger_types_its_records_with_it():
+    assert declared(DOMAIN) == set(), f"{DOMAIN} depends on {sorted(declared(DOMAIN))}"
+    for name, forbidden in BELOW_THE_DOMAIN_MODEL.items():
+        assert DOMAIN in declared(name), f"{name} does not depend on {DOMAIN}"
+        assert not closure(name) & forbidden, f"{name} reaches {sorted(closure(name) & forbidden)}"
 
 
 def test_only_the_composition_root_and_the_cli_depend_on_the_apple_client():
@@ -432,3 +446,87 @@ def test_the_unchecked_sendable_rule_sees_a_conformance_and_its_justification(tm
     finally:
         REPO = saved
     assert found == {"final class A": True, "final class B": False, "struct C": True, "extension E": False}
+
+
+# --- The domain's values (issue 42, item 2): each spelled once, in the file that owns it. ---
+
+# The file that declares each kind of domain value: its words are the enum's raw values (`case x = "y"`, or a
+# bare `case x`), read from the file itself.
+DOMAIN_VALUE_OWNERS = {
+    "environment": PRODUCT / "DeviceDomain" / "AppleEnvironment.swift",
+    "audit action": PRODUCT / "Ledger" / "Audit" / "AuditAction.swift",
+}
+# Literals equal to a domain value that are another vocabulary's word, and why each may stay. Tests, docs and the
+# console's assets are not scanned: they name values as a reader would.
+DOMAIN_LITERALS_ALLOWED = {
+    # Field 7 of Apple's receipts says "production" or "sandbox": Apple's receipt vocabulary, not the environment's
+    # name (a development key's receipt says "sandbox"); the verifier checks it and the sandbox writes it.
+    ("Sources/AppAttest/Attestation/AttestationReceiptCheck.swift", "production"),
+    ("Sources/Sandbox/AppAttest/SimulatedAppAttestKey.swift", "production"),
+    ("Sources/Sandbox/Apple/AppleSandbox+AttestationData.swift", "production"),
+    ("Sources/Sandbox/Receipts/SimulatedAppAttestKey+Receipts.swift", "production"),
+    # The name of the iOS 27 validation category 3, shown by the admin API and the CLI.
+    ("Sources/AppAttest/Attestation/ValidationCategory.swift", "development"),
+    # twobits_manual_bans_total's `action` label (docs/operations.md), not the audit trail's action.
+    ("Sources/TwoBitsService/Controllers/AdminController.swift", "ban"),
+    ("Sources/TwoBitsService/Controllers/AdminController.swift", "unban"),
+    # The CLI's subcommands, `twobits admin ban|unban`.
+    ("Sources/twobits/Commands/AdminCommand.swift", "ban"),
+    ("Sources/twobits/Commands/AdminCommand.swift", "unban"),
+}
+
+
+def domain_values():
+    """Each domain value's word → its kind, read from the owning files."""
+    words = {}
+    for kind, path in DOMAIN_VALUE_OWNERS.items():
+        for name, raw in re.findall(r'^\s*case (\w+)(?: = "([^"]+)")?\s*$', path.read_text(), re.M):
+            words[raw or name] = kind
+    return words
+
+
+def domain_literal_offenders(root, repo=None):
+    words = domain_values()
+    literal = re.compile(r'"(%s)"' % "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True)))
+    owners = set(DOMAIN_VALUE_OWNERS.values())
+    offenders = []
+    for path in sorted(root.rglob("*.swift")):
+        if path in owners:
+            continue
+        relative = str(path.relative_to(repo or REPO))
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if line.lstrip().startswith("//"):
+                continue
+            for found in literal.finditer(line):
+                if (relative, found.group(1)) not in DOMAIN_LITERALS_ALLOWED:
+                    offenders.append(f"{relative}:{number}: \"{found.group(1)}\" (an {words[found.group(1)]}: use its type's value)")
+    return offenders
+
+
+def test_the_domain_value_reader_finds_the_values():
+    words = domain_values()
+    assert {"production", "development"} == {w for w, k in words.items() if k == "environment"}, words
+    assert {"promotion.claim", "ban", "unban.applied", "app_attest.proof_refused"} <= set(words), words
+    assert len([w for w, k in words.items() if k == "audit action"]) >= 17, words
+
+
+def test_no_domain_value_is_spelled_outside_the_file_that_owns_it():
+    # An environment or audit action written as a literal drifts from its type unseen (a typo records an action
+    # no filter finds); written as `AppleEnvironment.production` or `AuditAction.ban` it is the type's own.
+    offenders = domain_literal_offenders(PRODUCT)
+    assert not offenders, "\n".join(offenders)
+    stale = sorted(f"{p}: {w}" for p, w in DOMAIN_LITERALS_ALLOWED if f'"{w}"' not in (REPO / p).read_text())
+    assert not stale, f"DOMAIN_LITERALS_ALLOWED names literals that are gone: {stale}"
+
+
+def test_the_domain_literal_rule_sees_a_planted_literal(tmp_path):
+    # The reader of the rule, on a doctored tree: a literal in code is found, one in a comment is not, and an
+    # allowance holds for its own file only.
+    policy = tmp_path / "Sources" / "Policy"
+    policy.mkdir(parents=True)
+    (policy / "Planted.swift").write_text('// "ban.applied" in a comment is fine\nlet action = "ban.applied"\nlet environment = "development"\n'
+                                          'let receipt = "production"\n')
+    offenders = domain_literal_offenders(tmp_path / "Sources", repo=tmp_path)
+    assert offenders == ['Sources/Policy/Planted.swift:2: "ban.applied" (an audit action: use its type\'s value)',
+                         'Sources/Policy/Planted.swift:3: "development" (an environment: use its type\'s value)',
+                         'Sources/Policy/Planted.swift:4: "production" (an environment: use its type\'s value)'], offenders

@@ -1,11 +1,13 @@
+public import DeviceDomain
 public import FoundationEssentials
 
-/// App Attest's two environments, told apart by the AAGUID in the attested credential data.
-public enum AppAttestEnvironment: String, Sendable, CaseIterable {
-    case development
-    case production
+/// App Attest's two environments are Apple's two (a development key comes from an Xcode build, as a development
+/// device token does): one type, so that a key's stored environment is the same value the configuration names.
+public typealias AppAttestEnvironment = AppleEnvironment
 
-    /// "appattestdevelop", or "appattest" followed by seven zero bytes.
+extension AppleEnvironment {
+    /// The AAGUID of the attested credential data that tells the environments apart: "appattestdevelop", or
+    /// "appattest" followed by seven zero bytes.
     public var aaguid: Data {
         switch self {
         case .development: return Data("appattestdevelop".utf8)

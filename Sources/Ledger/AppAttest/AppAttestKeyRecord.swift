@@ -1,3 +1,4 @@
+public import DeviceDomain
 public import FoundationEssentials
 
 /// An App Attest key TwoBits has verified the attestation of: what assertions are checked against.
@@ -11,8 +12,8 @@ public struct AppAttestKeyRecord: Sendable, Equatable {
     public var counter: UInt32
     /// Apple's attestation receipt, kept for fetching fresh receipts and the risk metric later.
     public var receipt: Data
-    /// "development" or "production", from the AAGUID.
-    public var environment: String
+    /// The key's environment, from the AAGUID (stored as its raw value).
+    public var environment: AppleEnvironment
     /// "TEAMID.bundle.id".
     public var appID: String
     /// The iOS 27 validation category, when the device sent one.
@@ -23,7 +24,7 @@ public struct AppAttestKeyRecord: Sendable, Equatable {
     /// The latest risk metric Apple sent for the key (`AppAttestReceiptState`); nil while unknown.
     public var riskMetric: Int?
 
-    public init(keyID: String, publicKey: Data, counter: UInt32 = 0, receipt: Data, environment: String, appID: String,
+    public init(keyID: String, publicKey: Data, counter: UInt32 = 0, receipt: Data, environment: AppleEnvironment, appID: String,
                 validationCategory: Int? = nil, firstSeen: Date, revokedAt: Date? = nil, revokedReason: String? = nil, riskMetric: Int? = nil) {
         self.keyID = keyID
         self.publicKey = publicKey

@@ -1,3 +1,4 @@
+public import DeviceDomain
 import FoundationEssentials
 
 /// A write to Apple's bits, recorded before it is sent so that every write ends up audited with its
@@ -8,18 +9,16 @@ public struct WriteIntent: Sendable, Equatable {
     /// The short SHA-256 prefix of the device token the write is sent with (as in the audit event): a
     /// later request with the same token finds the intent by it and settles it with its own query.
     public var tokenPrefix: String
-    /// The bits written, as stored: `(b0,b1)`. Text here because the ledger's layer is below the DeviceCheck
-    /// model (`Bits`, `YearMonth`); the policy converts both ways, and settles by comparing the typed values
-    /// (`WriteIntent+Intended.swift` in Policy).
-    public var bits: String
-    /// The month Apple stamps on the write, as stored: `YYYY-MM`.
-    public var month: String
+    /// The bits written, stored as their description `(b0,b1)`.
+    public var bits: Bits
+    /// The month Apple stamps on the write, stored as `YYYY-MM`.
+    public var month: YearMonth
     /// The result the audit event gets when the write is known to have happened (`ok`, `banned`).
     public var successResult: AuditResult
     /// The audit event as it stands (result `pending` or `unknown` while unresolved).
     public var event: AuditEvent
 
-    public init(id: String, tokenPrefix: String, bits: String, month: String, successResult: AuditResult, event: AuditEvent) {
+    public init(id: String, tokenPrefix: String, bits: Bits, month: YearMonth, successResult: AuditResult, event: AuditEvent) {
         self.id = id
         self.tokenPrefix = tokenPrefix
         self.bits = bits

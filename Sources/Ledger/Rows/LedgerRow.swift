@@ -15,6 +15,16 @@ extension LedgerRow {
         try integer(column).map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }
 
+    /// A text column holding one of the domain's values, parsed once here, at the edge of storage: NULL or a
+    /// text `parse` refuses is a `StorageError` naming the column and what it should hold (`what`).
+    public func parsed<Value>(_ column: String, as what: String, _ parse: (String) -> Value?) throws(StorageError) -> Value {
+        let stored = try text(column)
+        guard let stored, let value = parse(stored) else {
+            throw StorageError("the ledger's \(column) holds \(stored.map { "\"\($0)\"" } ?? "NULL"), not \(what)")
+        }
+        return value
+    }
+
     /// The error for a column the row does not have.
     public static func missing(_ column: String) -> StorageError { StorageError("no column \(column) in the ledger's row") }
 }

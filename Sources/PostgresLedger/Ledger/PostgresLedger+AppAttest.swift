@@ -21,7 +21,7 @@ extension PostgresLedger {
                 INSERT INTO app_attest_keys (key_id, public_key, counter, receipt, environment, app_id, validation_category,
                                              first_seen_ms, revoked_ms, revoked_reason)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (key_id) DO NOTHING RETURNING 1 AS stored
-                """, [.text(key.keyID), .bytea(key.publicKey), .integer(Int64(key.counter)), .bytea(key.receipt), .text(key.environment),
+                """, [.text(key.keyID), .bytea(key.publicKey), .integer(Int64(key.counter)), .bytea(key.receipt), .text(key.environment.rawValue),
                       .text(key.appID), key.validationCategory.map { .int($0) } ?? .null, .ms(key.firstSeen),
                       key.revokedAt.map { .ms($0) } ?? .null, .optional(key.revokedReason)]).isEmpty
         }

@@ -11,7 +11,7 @@ extension PostgresLedger {
             WITH event AS (INSERT INTO audit_events (\(Self.auditColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11))
             INSERT INTO write_intents (intent_id, token_prefix, bits, month, success_result, created_ms, owner)
             VALUES ($12, $13, $14, $15, $16, $17, $18)
-            """, values + [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits), .text(intent.month), .text(intent.successResult.rawValue),
+            """, values + [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits.description), .text(intent.month.description), .text(intent.successResult.rawValue),
                            .ms(at), .text(instance)])
     }
 

@@ -19,7 +19,7 @@ extension SQLiteLedger {
                 INSERT INTO app_attest_keys (key_id, public_key, counter, receipt, environment, app_id, validation_category,
                                              first_seen_ms, revoked_ms, revoked_reason)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(key_id) DO NOTHING
-                """, [.text(key.keyID), .blob(key.publicKey), .integer(Int64(key.counter)), .blob(key.receipt), .text(key.environment),
+                """, [.text(key.keyID), .blob(key.publicKey), .integer(Int64(key.counter)), .blob(key.receipt), .text(key.environment.rawValue),
                       .text(key.appID), key.validationCategory.map { .integer(Int64($0)) } ?? .null, .integer(Self.ms(key.firstSeen)),
                       key.revokedAt.map { .integer(Self.ms($0)) } ?? .null, key.revokedReason.map { .text($0) } ?? .null]) == 1
         }

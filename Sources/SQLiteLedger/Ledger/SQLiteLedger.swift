@@ -189,7 +189,7 @@ public final class SQLiteLedger: Ledger {
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, values)
                 try tx.query("INSERT INTO write_intents (intent_id, token_prefix, bits, month, success_result, created_ms) VALUES (?, ?, ?, ?, ?, ?)",
-                             [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits), .text(intent.month), .text(intent.successResult.rawValue),
+                             [.text(intent.id), .text(intent.tokenPrefix), .text(intent.bits.description), .text(intent.month.description), .text(intent.successResult.rawValue),
                               .integer(Int64((event.at.timeIntervalSince1970 * 1000).rounded()))])
         }
     }

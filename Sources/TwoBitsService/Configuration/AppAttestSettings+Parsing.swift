@@ -24,7 +24,7 @@ extension AppAttestSettings {
             apps.append(app)
         }
         // Development builds attest with the development AAGUID; follow Apple's environment unless told otherwise.
-        let environmentName = try a.string("environment", default: apple.environment == .development ? "development" : "production")
+        let environmentName = try a.string("environment", default: apple.environment.rawValue)
         guard let environment = AppAttestEnvironment(rawValue: environmentName) else {
             throw ConfigurationError("app_attest.environment", "must be development or production")
         }

@@ -1,3 +1,5 @@
+import DeviceCheckModel
+
 /// The value of every configuration field left out of the file, declared once: the parser reads them
 /// here, and docs/configuration.md documents the same numbers.
 public enum ServiceDefaults {
@@ -13,7 +15,7 @@ public enum ServiceDefaults {
     }
 
     public enum Apple {
-        public static let environment = "production"
+        public static let environment = AppleEnvironment.production.rawValue
         public static let timeoutMilliseconds = 5_000
         public static let maxInFlight = 1_024
         public static let maxConnections = 64

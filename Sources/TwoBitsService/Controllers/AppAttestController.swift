@@ -221,7 +221,7 @@ struct AppAttestController: Sendable {
             key_id = key.keyID
             artifact = AppAttestArtifact.value(forKeyID: key.keyID)
             app_id = key.appID
-            environment = key.environment
+            environment = key.environment.rawValue
             counter = key.counter
             validation_category = key.validationCategory.map { ValidationCategory(rawValue: $0).name }
             first_seen = AdminController.iso(key.firstSeen)

@@ -11,7 +11,7 @@ struct HealthController: Sendable {
         routes.add("GET", "/readyz", .public) { _ in await readiness() }
         routes.add("GET", "/metrics", .public) { _ in
             // The readiness checks as gauges, so alerts see what /readyz answers (the storage verdict is cached 2 s).
-            for (check, verdict) in await readinessCheck.run().checks { metrics.set(.readinessCheck, check, to: verdict == "ok" ? 1 : 0) }
+            for (check, verdict) in await readinessCheck.run().checks { metrics.set(.readinessCheck, check.rawValue, to: verdict.passed ? 1 : 0) }
             await gauges.refresh()
             return ServerResponse(status: 200, headers: [("Content-Type", "text/plain; version=0.0.4")], body: .init(metrics.render().utf8))
         }

@@ -14,19 +14,19 @@ struct ReadinessCheck: Sendable {
     let logger: LogWriter
 
     func run() async -> Readiness {
-        var checks: [String: String] = ["configuration": "ok"]
+        var checks: [ReadinessCheckName: ReadinessVerdict] = [.configuration: .ok]
         // Signing proves the developer key is loaded and usable; the token is not sent anywhere.
-        checks["apple_key"] = developerTokens.current().jwt.split(separator: ".").count == 3 ? "ok" : "failed"
+        checks[.appleKey] = developerTokens.current().jwt.split(separator: ".").count == 3 ? .ok : .failed()
         // A write is proven (at most every few seconds); SQLite's text stays out of this public answer.
-        do { try await ledger.checkHealth(); checks["storage"] = "ok" } catch {
+        do { try await ledger.checkHealth(); checks[.storage] = .ok } catch {
             switch error.kind {
-            case .failed: checks["storage"] = "failed: the ledger cannot be written"
-            case .unreachable: checks["storage"] = "failed: the database cannot be reached"
-            case .busy: checks["storage"] = "failed: no database connection became free in time"
+            case .failed: checks[.storage] = .failed("the ledger cannot be written")
+            case .unreachable: checks[.storage] = .failed("the database cannot be reached")
+            case .busy: checks[.storage] = .failed("no database connection became free in time")
             }
             logger.log(.error, "readiness: the ledger cannot be written", ["detail": .string(error.message), "kind": .string(error.kind.rawValue)])
         }
-        if let keys { checks["signing_keys"] = keys.hasSigningKey ? "ok" : "failed: no signing key" }
+        if let keys { checks[.signingKeys] = keys.hasSigningKey ? .ok : .failed("no signing key") }
         return Readiness(checks: checks)
     }
 }

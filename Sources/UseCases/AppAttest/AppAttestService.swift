@@ -60,7 +60,7 @@ public struct AppAttestService: Sendable {
         } catch { throw .invalid(error.reason, detail: error.detail) }
         try checkCategory(verified.validationCategory?.rawValue)
         let record = AppAttestKeyRecord(keyID: keyID, publicKey: verified.publicKey, counter: 0, receipt: verified.receipt,
-                                        environment: verified.environment.rawValue, appID: verified.appID.description,
+                                        environment: verified.environment, appID: verified.appID.description,
                                         validationCategory: verified.validationCategory?.rawValue,
                                         firstSeen: Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded() / 1000))   // as stored: ms
         return VerifiedKeyAttestation(record: record, challenge: challenge)

@@ -50,7 +50,7 @@ enum AppAttestCommand {
         guard let clientDataHash = Data(hexString: try args.required("client-data-hash")), !clientDataHash.isEmpty else {
             throw UsageError("--client-data-hash must be the hex of the bytes the app passed to attestKey (usually 64 hex digits: SHA-256 of the challenge)")
         }
-        let environmentText = args.value("environment") ?? "production"
+        let environmentText = args.value("environment") ?? AppAttestEnvironment.production.rawValue
         guard let environment = AppAttestEnvironment(rawValue: environmentText) else { throw UsageError("--environment must be development or production") }
         let time = try args.value("at").map(self.time) ?? Date()
         let rootPath = args.value("root")

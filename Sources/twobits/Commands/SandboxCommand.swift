@@ -12,7 +12,7 @@ enum SandboxCommand {
         let teamID = try args.required("team-id", env: "TWOBITS_APPLE_TEAM_ID")
         let keyID = try args.required("key-id", env: "TWOBITS_APPLE_KEY_ID")
         let keyFile = try args.required("key-file", env: "TWOBITS_APPLE_PRIVATE_KEY_FILE")
-        let environmentName = args.value("environment") ?? "development"
+        let environmentName = args.value("environment") ?? AppleEnvironment.development.rawValue
         let latency = try args.int("latency-ms", default: 0)
         let appAttestRoot = args.value("app-attest-root")
         let receiptRoot = args.value("receipt-root")

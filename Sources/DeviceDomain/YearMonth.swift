@@ -1,5 +1,3 @@
-public import FoundationEssentials
-
 /// A calendar month in UTC, Apple's `last_update_time` precision ("YYYY-MM").
 public struct YearMonth: Sendable, Hashable, Comparable, Codable, CustomStringConvertible {
     public let year: Int
@@ -20,12 +18,13 @@ public struct YearMonth: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.init(year: y, month: m)
     }
 
-    /// The month containing `date` in UTC (proleptic Gregorian).
-    public init(containing date: Date) {
+    /// The month containing the instant `seconds` after 1970-01-01 00:00 UTC (proleptic Gregorian); a `Date`'s
+    /// is `YearMonth(containing:)` in DeviceCheckModel (this module has no Foundation).
+    public init(containingSecondsSince1970 secondsSince1970: Double) {
         // Days to civil date (H. Hinnant's `civil_from_days`), in integers: a `Calendar` built for each call
         // showed in a claim's profile (the policy stamps every write with the current month; measured:
         // Benchmarks/HISTORY.md, 2026-11-26, 03:00-04:10).
-        let seconds = date.timeIntervalSince1970.rounded(.down)
+        let seconds = secondsSince1970.rounded(.down)
         let clamped = seconds.isNaN ? 0 : Int(max(-1e15, min(1e15, seconds)))
         let days = clamped >= 0 ? clamped / 86_400 : -((-clamped + 86_399) / 86_400)
         let z = days + 719_468 // days since 0000-03-01

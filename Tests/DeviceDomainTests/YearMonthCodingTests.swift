@@ -1,4 +1,4 @@
-import DeviceCheckModel
+import DeviceDomain
 import Foundation
 import Testing
 
@@ -33,7 +33,7 @@ import Testing
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         // Compared as (year, month): `YearMonth(year:month:)` refuses years before 1970.
-        func monthOf(_ date: Date) -> [Int] { let m = YearMonth(containing: date); return [m.year, m.month] }
+        func monthOf(_ date: Date) -> [Int] { let m = YearMonth(containingSecondsSince1970: date.timeIntervalSince1970); return [m.year, m.month] }
         var previous = [1899, 12]
         for year in 1900...2400 {
             for month in 1...12 {

@@ -1,8 +1,5 @@
-/// Apple's two DeviceCheck hosts. They keep separate bit state; Xcode builds produce development tokens.
-public enum AppleEnvironment: String, Sendable, Codable, CaseIterable {
-    case production
-    case development
-
+extension AppleEnvironment {
+    /// The DeviceCheck host of this environment.
     public var baseURL: String {
         switch self {
         case .production: return "https://api.devicecheck.apple.com"

@@ -1,4 +1,4 @@
-import DeviceCheckModel
+import DeviceDomain
 import Testing
 
 /// `Bits` as the text a write intent stores, "(b0,b1)": read back exactly, anything else refused.
