@@ -16,6 +16,23 @@ struct PendingActionTests {
 
     static func counter(_ m: YearMonth) -> PolicyConfiguration { PolicyConfiguration(layout: .reinstallCounter(banAt: 3)) }
 
+    /// The order and its audit event are one write: an audit trail that refuses the event keeps no order either
+    /// (an order applied later with no trace of who ordered it is what this rules out).
+    @Test func anOrderWhoseAuditEventIsRefusedIsNotStored() async throws {
+        try await withPolicy(Self.roles) { h in
+            try SQLiteConnection(path: h.ledgerPath).execute(
+                "CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END")
+            let refused = await failure { try await h.useCases.orderPending(.ban, installID: "install-1", reason: "chargeback", client: "support") }
+            #expect(refused?.description.hasPrefix("storage(") == true, "\(String(describing: refused))")
+            await #expect(try h.ledger.pendingActions().isEmpty, "no order without its audit event")
+            try SQLiteConnection(path: h.ledgerPath).execute("DROP TRIGGER refuse_audit")
+            #expect(try await h.audit().isEmpty)
+            _ = try await h.useCases.orderPending(.ban, installID: "install-1", reason: "chargeback", client: "support")
+            await #expect(try h.ledger.pendingActions().count == 1)
+            #expect(try await h.audit().map(\.action) == ["ban.pending"])
+        }
+    }
+
     @Test func aPendingBanIsAppliedByTheNextAdmissionOfThatInstall() async throws {
         try await withPolicy(Self.roles) { h in
             let outcome = try await h.useCases.orderPending(.ban, installID: "install-1", reason: "chargeback", client: "support")
