@@ -85,7 +85,7 @@ let package = Package(
         .target(name: "Sandbox", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "HTTPServer", "Locking", "AppAttest"], swiftSettings: layered),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
-        .target(name: "Policy", dependencies: ["DeviceCheckModel", "Ledger", "TwoBitsCrypto", "WireVocabulary", "Mechanisms"], swiftSettings: layered),
+        .target(name: "Policy", dependencies: ["DeviceCheckModel", "Ledger", "WireVocabulary"], swiftSettings: layered),
         .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto", "WireFormats", "WireVocabulary"], swiftSettings: layered),
         // App Attest's verification core: a strict CBOR decoder, attestation and assertion verifiers. Stateless.
         .target(name: "AppAttest", dependencies: ["DeviceDomain", "TwoBitsCrypto", "WireFormats", "WireVocabulary"], swiftSettings: layered),
@@ -152,7 +152,8 @@ let package = Package(
         .testTarget(name: "AppleDeviceCheckClientTests", dependencies: [
             "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess", "SeededRandom", "TestSupport",
         ]),
-        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheckModel", "AppleDeviceCheckClient", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom", "TestSupport"]),
+        // The rules alone: values in, decisions out (no store, no Apple client).
+        .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheckModel", "Ledger"]),
         .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats", "SeededRandom", "Sandbox", "TestVectors"]),
         // The sandbox as strict as Apple (raw HTTP, no Apple client), its control API, and its simulated App Attest devices
         // checked by the product's verifiers.
@@ -163,11 +164,12 @@ let package = Package(
         .testTarget(name: "LedgerContractTests", dependencies: ["DeviceDomain", "Ledger", "SQLiteLedger", "PostgresLedger", "Locking", "EventLoops"]),
         .testTarget(name: "TokenSigningTests", dependencies: ["TokenSigning", "TwoBitsCrypto", "WireFormats"]),
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzChecks", "TwoBitsCrypto"]),
-        // The use cases alone, over a real SQLite ledger and the sandbox: claims and their keys, the key ring's
-        // activations, the receipt refresher and its runner, App Attest's risk policy.
+        // The use cases alone, over a real SQLite ledger and the sandbox (through the real Apple client): the device's
+        // bits (bans, pending orders, installs, claims, the audited writes, against a model too), claims and their keys,
+        // the key ring's activations, the receipt refresher and its runner, App Attest's risk policy.
         .testTarget(name: "UseCasesTests", dependencies: [
             "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "TokenSigning", "Locking",
-            "AppAttest", "TestSupport", "WireVocabulary", "Mechanisms",
+            "AppAttest", "TestSupport", "WireVocabulary", "Mechanisms", "AppleDeviceCheckClient", "ChildProcess", "SeededRandom",
         ]),
         .testTarget(name: "ServiceTests", dependencies: [
             "TwoBitsService", "UseCases", "Policy", "Ledger", "SQLiteLedger", "Sandbox", "OutboundHTTP", "DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "TokenSigning",

@@ -22,7 +22,8 @@ public final class TwoBitsService: Sendable {
     let apple: any DeviceCheckAPI
     let ledger: any Ledger
     let developerTokens: DeveloperTokenProvider
-    let policy: BitPolicy
+    /// The device's bits at Apple under the configured rules (the audited writes, their retried resolutions).
+    let deviceBits: DeviceBits
     /// Keyed promotion claims; it keeps the answers an outage of the ledger kept from being stored.
     let claims: ClaimService
     /// The fallback-token use cases; nil when the configuration has no `tokens` section.
@@ -80,8 +81,10 @@ public final class TwoBitsService: Sendable {
             }
         }
         self.ledger = ledger
-        let policy = BitPolicy(configuration: configuration.policy, apple: apple, ledger: ledger)
-        self.policy = policy
+        let rules = BitRules(configuration: configuration.policy)
+        let deviceBits = DeviceBits(rules: rules, apple: apple, ledger: ledger)
+        self.deviceBits = deviceBits
+        let admission = DeviceAdmission(bits: deviceBits, ledger: ledger)
 
         let events = UseCaseMetrics(registry: metrics, statistics: statistics, promotions: Set(configuration.policy.promotions.map(\.id)))
         var tokenExchange: TokenExchangeService?
@@ -92,7 +95,7 @@ public final class TwoBitsService: Sendable {
                 throw ConfigurationError("tokens.keys_dir", error.description)
             }
             tokenExchange = TokenExchangeService(settings: configuration.tokens, environment: configuration.apple.environment,
-                                                 policy: policy, ledger: ledger, keys: keys, events: events)
+                                                 admission: admission, ledger: ledger, keys: keys, events: events)
             debugSecrets = DebugSecretService(ledger: ledger, environment: configuration.apple.environment)
         }
         self.tokenExchange = tokenExchange
@@ -104,7 +107,7 @@ public final class TwoBitsService: Sendable {
             receiptRenewer ?? AppleReceiptRenewer(apple: apple, verifier: settings.receiptVerifier)
         }
         if let settings = configuration.appAttest, let keys = tokenExchange?.keys {
-            appAttest = AppAttestExchange(settings: settings, tokens: configuration.tokens, policy: policy, ledger: ledger, renewer: renewer,
+            appAttest = AppAttestExchange(settings: settings, tokens: configuration.tokens, admission: admission, ledger: ledger, renewer: renewer,
                                           keys: keys, events: events)
         }
         // Exported at zero from the start, so that dashboards and the alert see the family (and the first count) at once.
@@ -122,7 +125,7 @@ public final class TwoBitsService: Sendable {
         let readinessCheck = ReadinessCheck(ledger: ledger, developerTokens: developerTokens, keys: tokenExchange?.keys, logger: logger)
         self.readinessCheck = readinessCheck
         let gauges = ScrapeTimeGauges()
-        gauges.add { metrics.set(.unsavedResolutions, to: Double(policy.unsavedResolutionCount)) }
+        gauges.add { metrics.set(.unsavedResolutions, to: Double(deviceBits.unsavedResolutionCount)) }
         if let keys = tokenExchange?.keys {
             gauges.add { metrics.set(.signingKeyAge, to: Date().timeIntervalSince(keys.issuer().key.createdAt).rounded()) }
         }
@@ -134,12 +137,14 @@ public final class TwoBitsService: Sendable {
             gauges.add { if let count = await unknown.read() { metrics.set(.appAttestKeysMetricUnknown, to: Double(count)) } }
         }
         HealthController(readinessCheck: readinessCheck, metrics: metrics, gauges: gauges).register(in: &table)
-        DeviceController(policy: policy).register(in: &table)
-        let claims = ClaimService(policy: policy, ledger: ledger, events: events)
+        DeviceController(admission: admission).register(in: &table)
+        let promotions = PromotionService(bits: deviceBits)
+        let claims = ClaimService(promotions: promotions, ledger: ledger, events: events)
         self.claims = claims
-        PromotionController(policy: policy, claims: claims).register(in: &table)
-        InstallController(policy: policy, metrics: metrics).register(in: &table)
-        AdminController(policy: policy, pendingOrders: PendingOrderService(ledger: ledger), metrics: metrics).register(in: &table)
+        PromotionController(promotions: promotions, claims: claims).register(in: &table)
+        InstallController(installs: InstallService(bits: deviceBits, admission: admission), metrics: metrics).register(in: &table)
+        AdminController(bans: BanService(bits: deviceBits), pendingOrders: PendingOrderService(rules: rules, ledger: ledger), metrics: metrics)
+            .register(in: &table)
         AuditController(ledger: ledger).register(in: &table)
         OverviewController(statistics: statistics, ledger: ledger, keys: tokenExchange?.keys).register(in: &table)
         FallbackTokenController(exchange: tokenExchange, debugSecrets: debugSecrets).register(in: &table)
@@ -182,7 +187,7 @@ public final class TwoBitsService: Sendable {
             },
             handler: { request, context in await pipeline.handle(request, context) })
         background = ServiceGroup(Self.backgroundServices(ledger: ledger, replicas: replicas, metrics: metrics, logger: logger, statistics: statistics,
-                                                          policy: policy, claims: claims, receiptRefresher: receiptRefresher),
+                                                          deviceBits: deviceBits, claims: claims, receiptRefresher: receiptRefresher),
                                   onEvent: { event in
             guard case .failed(let name, let error) = event else { return }
             logger.log(.error, "a background service failed; the others run on", ["service": .string(name), "error": .string(error)])
@@ -245,7 +250,7 @@ public final class TwoBitsService: Sendable {
         // Before serving: writes an earlier process left `pending` become `unknown` (docs/policy.md, "The audit trail").
         while true {
             do {
-                let interrupted = try await policy.reconcileInterruptedWrites()
+                let interrupted = try await deviceBits.reconcileInterruptedWrites()
                 if interrupted > 0 { logger.log(.warning, "Apple writes interrupted by the last stop are audited unknown until their device token is seen again", ["count": .int(interrupted)]) }
                 break
             } catch {
@@ -279,11 +284,11 @@ public final class TwoBitsService: Sendable {
     /// limits follow; the retry of what an outage of the ledger kept from being saved (every second, and a last
     /// time at shutdown); the overview's counts (every 10 s, and a last flush at shutdown); the receipt refresher.
     static func backgroundServices(ledger: any Ledger, replicas: LiveReplicas, metrics: MetricsRegistry, logger: LogWriter,
-                                   statistics: StatisticsRecorder, policy: BitPolicy, claims: ClaimService,
+                                   statistics: StatisticsRecorder, deviceBits: DeviceBits, claims: ClaimService,
                                    receiptRefresher: ReceiptRefreshRunner?) -> [BackgroundService] {
         @Sendable func count() async { await countReplicas(ledger: ledger, replicas: replicas, metrics: metrics, logger: logger) }
         @Sendable func retry() async {
-            await policy.retryUnsavedResolutions()
+            await deviceBits.retryUnsavedResolutions()
             await claims.retryUnsavedAnswers()
         }
         @Sendable func flush() async { await flushStatistics(statistics, to: ledger, logger: logger) }

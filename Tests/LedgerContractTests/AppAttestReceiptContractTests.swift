@@ -114,6 +114,35 @@ struct AppAttestReceiptContractTests {
         }
     }
 
+    /// The admin's page of keys is one read: each key with the receipt state a read of that key alone gives.
+    @Test(arguments: Backend.all)
+    func aPageOfKeysComesWithEachKeysReceiptStateInOneRead(_ backend: Backend) async throws {
+        try await withStore(backend) { store in
+            let ledger = try store.open()
+            for id in ["a", "b", "c", "d", "e"] { #expect(try await ledger.storeAppAttestKey(AppAttestContractTests.key(id, firstSeen: now))) }
+            // Renewed on three days (b, c, d, e) with metrics that differ per key and per day: histories of several samples.
+            for day in 0..<3 {
+                let at = now.addingTimeInterval(Double(day) * 2 * 86_400)
+                for id in try await lease(ledger, "o", at: at) where id != "a" {
+                    let metric = (id == "d" ? 1 : 5) + day * 3 + Int(id.unicodeScalars.first!.value % 7)
+                    #expect(try await ledger.storeRenewedReceipt(keyID: id, owner: "o", receipt: Data([UInt8(day)]), riskMetric: metric,
+                                                                 notBefore: at.addingTimeInterval(86_400), expiration: at.addingTimeInterval(86_400 * 90), now: at))
+                }
+            }
+            for (minimum, after, limit) in [(5, nil as String?, 10), (5, nil, 2), (5, "c", 2), (0, nil, 10), (100, nil, 10)] {
+                let page = try await ledger.appAttestKeyReceipts(minRiskMetric: minimum, after: after, limit: limit)
+                let keys = try await ledger.appAttestKeys(minRiskMetric: minimum, after: after, limit: limit)
+                #expect(page.map(\.key) == keys, "the same page as appAttestKeys (\(minimum), \(String(describing: after)), \(limit))")
+                for (key, receipt) in page {
+                    #expect(receipt == (try await ledger.appAttestReceiptState(keyID: key.keyID)), "key \(key.keyID)")
+                }
+            }
+            let all = try await ledger.appAttestKeyReceipts(minRiskMetric: 0, after: nil, limit: 10)
+            #expect(all.map(\.key.keyID) == ["b", "c", "d", "e"], "a key without a metric is not listed")
+            #expect(all.allSatisfy { $0.receipt.history.count == 3 }, "\(all.map(\.receipt.history))")
+        }
+    }
+
     @Test(arguments: Backend.all)
     func theReceiptRenewedAtAttestationIsStoredOnlyWhileNoLeaseIsHeld(_ backend: Backend) async throws {
         try await withStore(backend) { store in

@@ -1,6 +1,7 @@
 import AppAttest
 import Foundation
 @testable import Sandbox
+import SQLiteLedger
 import TestSupport
 import Testing
 import TwoBitsCrypto
@@ -58,6 +59,27 @@ import WireFormats
             #expect(refused.status == 400 && refused.code == "device_token_required", "\(refused.text)")
             let accepted = try await h.post("/v1/app-attest/attestations", attestBody(h, key, value, deviceToken: h.freshDevice().token), key: "mainapi")
             #expect(accepted.status == 201, "\(accepted.text)")
+        }
+    }
+
+    /// The revocation and its audit event are one write: when the audit trail refuses the event, the admin gets 503
+    /// and the key is not revoked (never a revocation nobody can trace).
+    @Test func aRevocationWhoseAuditEventIsRefusedRevokesNothing() async throws {
+        try await withService(Self.configuration()) { h in
+            let key = device()
+            let attested = try await h.post("/v1/app-attest/attestations", attestBody(h, key, try await challenge(h)), key: "mainapi")
+            let artifact = try #require(attested.json?["artifact"]?.stringValue)
+            let ledger = try SQLiteConnection(path: h.directory + "/ledger.sqlite")
+            try ledger.execute("CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_events BEGIN SELECT RAISE(ABORT, 'refused by a trigger'); END")
+            let refused = try await h.post("/v1/admin/app-attest/keys/\(artifact)/revoke", #"{"reason":"stolen"}"#, key: "admin")
+            #expect(refused.status == 503 && refused.code == "storage_unavailable", "\(refused.text)")
+            try ledger.execute("DROP TRIGGER refuse_audit")
+            let shown = try await h.request("GET", "/v1/admin/app-attest/keys/\(artifact)", key: "admin")
+            #expect(shown.status == 200 && shown.json?["revoked"] == .bool(false), "\(shown.text)")
+            let revoke = try await h.post("/v1/admin/app-attest/keys/\(artifact)/revoke", #"{"reason":"stolen"}"#, key: "admin")
+            #expect(revoke.status == 200 && revoke.json?["revoked"] == .bool(true), "\(revoke.text)")
+            let audit = try await h.request("GET", "/v1/admin/audit", key: "admin")
+            #expect(audit.text.contains("app_attest.revoke"), "\(audit.text)")
         }
     }
 

@@ -4,7 +4,7 @@ import HTTPServer
 @testable import Policy
 @testable import TwoBitsService
 import Testing
-import UseCases
+@testable import UseCases
 
 /// The claim's answer is written by hand (the hot route): it must be the document JSONEncoder with sorted
 /// keys writes, whatever the promotion id holds.

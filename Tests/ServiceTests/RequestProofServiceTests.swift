@@ -70,10 +70,10 @@ final class RecordingEvents: UseCaseEvents {
         let settings = AppAttestSettings(apps: [appID], environment: .production, chainVerifier: authority.chainVerifier(),
                                          requireDeviceToken: requireDeviceToken, risk: risk, receiptVerifier: authority.receiptAuthority.verifier)
         let service = AppAttestService(settings: settings, ledger: ledger)
-        let policy = BitPolicy(configuration: PolicyConfiguration(layout: .roles(bit0: .promotion, bit1: .ban), promotions: []),
-                               apple: BanningApple(), ledger: ledger)
+        let bits = DeviceBits(rules: BitRules(configuration: PolicyConfiguration(layout: .roles(bit0: .promotion, bit1: .ban), promotions: [])),
+                              apple: BanningApple(), ledger: ledger)
         let events = RecordingEvents()
-        let proofs = RequestProofService(service: service, settings: settings, policy: policy, audit: ledger, events: events,
+        let proofs = RequestProofService(service: service, settings: settings, admission: DeviceAdmission(bits: bits, ledger: ledger), audit: ledger, events: events,
                                          now: { Date().addingTimeInterval(later) })
         try await body(Setup(service: service, proofs: proofs, ledger: ledger, events: events))
     }

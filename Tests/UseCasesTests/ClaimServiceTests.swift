@@ -72,7 +72,7 @@ final class IntentRefusingStore: IdempotencyStore, Sendable {
                                                 promotions: [Promotion(id: "spring", starts: month, ends: nil, bit: 0)])
         let apple = CountingApple()
         let store = IntentRefusingStore(ledger)
-        let claims = ClaimService(policy: BitPolicy(configuration: configuration, apple: apple, ledger: ledger), ledger: store, events: SilentEvents())
+        let claims = ClaimService(promotions: PromotionService(bits: DeviceBits(rules: BitRules(configuration: configuration), apple: apple, ledger: ledger)), ledger: store, events: SilentEvents())
         try await body(Setup(apple: apple, store: store, claims: claims))
     }
 
@@ -146,7 +146,7 @@ final class IntentRefusingStore: IdempotencyStore, Sendable {
         let configuration = PolicyConfiguration(layout: .roles(bit0: .promotion, bit1: .ban),
                                                 promotions: [Promotion(id: "spring", starts: month, ends: nil, bit: 0)])
         let ledger = try SQLiteLedger(path: directory + "/policy.sqlite")
-        let claims = ClaimService(policy: BitPolicy(configuration: configuration, apple: CountingApple(), ledger: ledger), ledger: store,
+        let claims = ClaimService(promotions: PromotionService(bits: DeviceBits(rules: BitRules(configuration: configuration), apple: CountingApple(), ledger: ledger)), ledger: store,
                                   events: SilentEvents())
         let request = ClaimRequest(promotion: "nope", token: Self.token, client: "c", idempotencyKey: "k")
         let render: ClaimService.Renderer = { _ in RecordedAnswer(status: 404, body: Data("no such promotion".utf8)) }

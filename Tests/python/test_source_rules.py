@@ -340,6 +340,100 @@ def test_no_target_but_the_vocabulary_declares_base64url():
     assert not copies, copies
 
 
+# --- Rules as values, use cases as the only orchestrators. ---
+
+POLICY_SOURCES = PRODUCT / "Policy"
+CONTROLLERS = PRODUCT / "TwoBitsService" / "Controllers"
+# In Policy, each of these is I/O, or a clock or randomness the rules would read by themselves: the use cases
+# read (Apple, the stores, the time) and hand the rules what they read.
+POLICY_FORBIDDEN = {
+    r"\basync\b": "an async function (every read or write is a use case's)",
+    r"\bawait\b": "an await",
+    r"\bDeviceCheckAPI\b": "Apple's client protocol",
+    r"\bDate\(\)": "the clock (take the month or the time as an argument)",
+    r"\bYearMonth\(containing:": "the clock's month (take the month as an argument)",
+    r"\bSecureRandom\b": "randomness (take the id as an argument)",
+    r"\bTask\b": "a task",
+}
+# In a controller, each of these is the rules or Apple reached past the use cases.
+CONTROLLER_FORBIDDEN = {
+    r"\bBitPolicy\b": "the old policy engine",
+    r"\bBitRules\b": "the rules (a use case applies them)",
+    r"\bWritePlan\b": "a write plan (a use case carries it out)",
+    r"\bDeviceBits\b": "the device's bits (a use case reads and writes them)",
+    r"\bDeviceCheckAPI\b": "Apple's client",
+}
+
+
+def store_protocols():
+    """The ledger's store protocols (Sources/Ledger/Stores and the composed `Ledger`)."""
+    names = {"Ledger"}
+    for path in (PRODUCT / "Ledger" / "Stores").glob("*.swift"):
+        names |= set(re.findall(r"^public protocol (\w+)", path.read_text(), re.M))
+    return names
+
+
+def code_lines(path):
+    """(number, line) of a Swift file, comments removed (`//` to the end of the line), imports left out (the
+    module `Ledger` is named as its composed store protocol is)."""
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        code = line.split("//", 1)[0]
+        if not IMPORT.match(code):
+            yield number, code
+
+
+def offending_lines(root, forbidden):
+    offenders = []
+    for path in sorted(root.rglob("*.swift")):
+        for number, code in code_lines(path):
+            for pattern, what in forbidden.items():
+                if re.search(pattern, code):
+                    offenders.append(f"{path.relative_to(REPO)}:{number}: {what}: {code.strip()}")
+    return offenders
+
+
+def test_the_store_protocol_reader_finds_the_stores():
+    assert {"AuditLog", "WriteIntentStore", "PendingOrderStore", "AppAttestKeyStore", "Ledger"} <= store_protocols()
+
+
+def test_policy_is_values_and_pure_functions():
+    # Policy may use the ledger's record types (AuditEvent, WriteIntent, PendingDeviceAction) as values, never a
+    # store: a rule that could read or write would hide a use case's I/O inside a decision.
+    forbidden = dict(POLICY_FORBIDDEN)
+    forbidden.update({rf"\b{name}\b": f"the store protocol {name}" for name in store_protocols()})
+    offenders = offending_lines(POLICY_SOURCES, forbidden)
+    assert not offenders, "Policy must stay pure (values in, decisions out):\n" + "\n".join(offenders)
+
+
+def test_controllers_call_use_cases_only():
+    # A controller parses the request, calls a use case, maps its answer onto HTTP; Policy's types (its errors,
+    # the layout, a device's meaning) may be mapped, its rules and Apple's client are the use cases' to call.
+    offenders = offending_lines(CONTROLLERS, CONTROLLER_FORBIDDEN)
+    assert not offenders, "controllers call use cases only:\n" + "\n".join(offenders)
+
+
+def test_the_purity_rules_see_what_they_forbid(tmp_path):
+    # The readers of both rules, on a doctored file: what they flag, and that a comment is not code.
+    path = tmp_path / "A.swift"
+    path.write_text("// async, await, DeviceCheckAPI, Date(), BitRules: only named in a comment\nimport Ledger\n"
+                    "func f(_ log: any AuditLog) async -> Date { Date() }\n"
+                    "let rules = BitRules(configuration: .standard)\n")
+    forbidden = dict(POLICY_FORBIDDEN)
+    forbidden[r"\bAuditLog\b"] = "the store protocol AuditLog"
+    saved = globals()["REPO"]
+    globals()["REPO"] = tmp_path
+    try:
+        policy = offending_lines(tmp_path, forbidden)
+        controllers = offending_lines(tmp_path, CONTROLLER_FORBIDDEN)
+    finally:
+        globals()["REPO"] = saved
+    assert [line.split(": ")[1] for line in policy] == ["an async function (every read or write is a use case's)",
+                                                         "the clock (take the month or the time as an argument)",
+                                                         "the store protocol AuditLog"], policy
+    assert all(line.startswith("A.swift:3:") for line in policy), policy
+    assert [line.split(":")[1] for line in controllers] == ["4"], controllers
+
+
 # --- Tests mirror the sources (issue 33, item 7). ---
 
 # Product targets whose tests live in a test target named otherwise, and why that home is right. A new product

@@ -10,3 +10,19 @@ extension AppAttestReceiptState {
                   lastUsed: try r.time("last_used_ms") ?? firstSeen)
     }
 }
+
+extension AppAttestReceiptState {
+    /// Each `app_attest_keys` row's key and receipt state, with its `app_attest_risk_history` rows among `history`
+    /// (grouped by `key_id`, newest first within a key), in the order of `keys`.
+    public static func keyReceipts<Row: LedgerRow>(keys: [Row], history: [Row]) throws(StorageError)
+        -> [(key: AppAttestKeyRecord, receipt: AppAttestReceiptState)] {
+        var samples: [String: [RiskMetricSample]] = [:]
+        for row in history { samples[try row.text("key_id") ?? "", default: []].append(try RiskMetricSample(row: row)) }
+        var pairs: [(key: AppAttestKeyRecord, receipt: AppAttestReceiptState)] = []
+        for row in keys {
+            let key = try AppAttestKeyRecord(row: row)
+            pairs.append((key, try AppAttestReceiptState(row: row, history: samples[key.keyID] ?? [])))
+        }
+        return pairs
+    }
+}

@@ -12,6 +12,10 @@ public protocol AppAttestKeyStore: Sendable {
     /// Revokes a key (its further assertions are refused); false when there is no such key. Revoking again
     /// keeps the first time and reason.
     func revokeAppAttestKey(keyID: String, reason: String, now: Date) async throws(StorageError) -> Bool
+    /// Revokes a key as `revokeAppAttestKey(keyID:reason:now:)` does and, when there is such a key, records
+    /// `audit` in the same transaction: no revocation goes unaudited. False, with nothing written, when there is
+    /// no such key.
+    func revokeAppAttestKey(keyID: String, reason: String, now: Date, audit: AuditEvent) async throws(StorageError) -> Bool
 }
 
 extension AppAttestKeyStore {

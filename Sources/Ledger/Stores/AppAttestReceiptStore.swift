@@ -27,4 +27,8 @@ public protocol AppAttestReceiptStore: Sendable {
     func appAttestReceiptState(keyID: String) async throws(StorageError) -> AppAttestReceiptState?
     /// Keys whose latest metric is at least `minRiskMetric`, by key id after `after`, at most `limit`.
     func appAttestKeys(minRiskMetric: Int, after: String?, limit: Int) async throws(StorageError) -> [AppAttestKeyRecord]
+    /// The page `appAttestKeys` gives, each key with its receipt state (as `appAttestReceiptState` gives it), read
+    /// at once: one call for the page, not one per key.
+    func appAttestKeyReceipts(minRiskMetric: Int, after: String?, limit: Int) async throws(StorageError)
+        -> [(key: AppAttestKeyRecord, receipt: AppAttestReceiptState)]
 }

@@ -1,6 +1,9 @@
 /// Pending bans and unbans by install id, applied when the device next installs.
 public protocol PendingOrderStore: Sendable {
     func setPendingAction(_ action: PendingDeviceAction) async throws(StorageError)
+    /// Sets the order (replacing one for the same install id) and records `audit` in the same transaction: no
+    /// order without its audit event, and no audit event of an order that was not stored.
+    func orderPendingAction(_ action: PendingDeviceAction, audit: AuditEvent) async throws(StorageError)
     func pendingActions() async throws(StorageError) -> [PendingDeviceAction]
     func pendingAction(installID: String) async throws(StorageError) -> PendingDeviceAction?
     func removePendingAction(installID: String) async throws(StorageError)

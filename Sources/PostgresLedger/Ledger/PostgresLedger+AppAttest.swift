@@ -49,11 +49,23 @@ extension PostgresLedger {
     }
 
     public func revokeAppAttestKey(keyID: String, reason: String, now: Date) async throws(StorageError) -> Bool {
+        try await run { db throws(PostgresError) -> Bool in try Self.revoke(keyID: keyID, reason: reason, now: now, in: db) }
+    }
+
+    public func revokeAppAttestKey(keyID: String, reason: String, now: Date, audit: AuditEvent) async throws(StorageError) -> Bool {
         try await run { db throws(PostgresError) -> Bool in
-            try !db.query("""
-                UPDATE app_attest_keys SET revoked_ms = coalesce(revoked_ms, $1), revoked_reason = coalesce(revoked_reason, $2)
-                WHERE key_id = $3 RETURNING 1 AS revoked
-                """, [.ms(now), .text(reason), .text(keyID)]).isEmpty
+            try db.transaction { tx throws(PostgresError) -> Bool in
+                guard try Self.revoke(keyID: keyID, reason: reason, now: now, in: tx) else { return false }
+                try tx.query("INSERT INTO audit_events (\(Self.auditColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)", Self.values(audit))
+                return true
+            }
         }
+    }
+
+    private static func revoke(keyID: String, reason: String, now: Date, in db: PostgresConnection) throws(PostgresError) -> Bool {
+        try !db.query("""
+            UPDATE app_attest_keys SET revoked_ms = coalesce(revoked_ms, $1), revoked_reason = coalesce(revoked_reason, $2)
+            WHERE key_id = $3 RETURNING 1 AS revoked
+            """, [.ms(now), .text(reason), .text(keyID)]).isEmpty
     }
 }

@@ -2,13 +2,24 @@ public import Ledger
 
 extension PostgresLedger {
     public func setPendingAction(_ action: PendingDeviceAction) async throws(StorageError) {
+        try await run { db throws(PostgresError) in try Self.setPendingAction(action, in: db) }
+    }
+
+    public func orderPendingAction(_ action: PendingDeviceAction, audit: AuditEvent) async throws(StorageError) {
         try await run { db throws(PostgresError) in
-            try db.query("""
-                INSERT INTO pending_actions (install_id, kind, reason, client, created_ms) VALUES ($1, $2, $3, $4, $5)
-                ON CONFLICT (install_id) DO UPDATE SET kind = excluded.kind, reason = excluded.reason, client = excluded.client, created_ms = excluded.created_ms,
-                    claimed_by = NULL
-                """, [.text(action.installID), .text(action.kind.rawValue), .optional(action.reason), .text(action.client), .ms(action.createdAt)])
+            try db.transaction { tx throws(PostgresError) in
+                try Self.setPendingAction(action, in: tx)
+                try tx.query("INSERT INTO audit_events (\(Self.auditColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)", Self.values(audit))
+            }
         }
+    }
+
+    private static func setPendingAction(_ action: PendingDeviceAction, in db: PostgresConnection) throws(PostgresError) {
+        try db.query("""
+            INSERT INTO pending_actions (install_id, kind, reason, client, created_ms) VALUES ($1, $2, $3, $4, $5)
+            ON CONFLICT (install_id) DO UPDATE SET kind = excluded.kind, reason = excluded.reason, client = excluded.client, created_ms = excluded.created_ms,
+                claimed_by = NULL
+            """, [.text(action.installID), .text(action.kind.rawValue), .optional(action.reason), .text(action.client), .ms(action.createdAt)])
     }
 
     public func pendingActions() async throws(StorageError) -> [PendingDeviceAction] {

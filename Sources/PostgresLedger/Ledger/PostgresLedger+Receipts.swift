@@ -98,4 +98,18 @@ extension PostgresLedger {
                          [.int(minRiskMetric), .text(after ?? ""), .int(limit)])
         }.records(AppAttestKeyRecord.init(row:))
     }
+
+    public func appAttestKeyReceipts(minRiskMetric: Int, after: String?, limit: Int) async throws(StorageError)
+        -> [(key: AppAttestKeyRecord, receipt: AppAttestReceiptState)] {
+        let page: [PostgresValue] = [.int(minRiskMetric), .text(after ?? ""), .int(limit)]
+        let (keys, history) = try await run { db throws(PostgresError) in
+            (try db.query("SELECT * FROM app_attest_keys WHERE risk_metric >= $1 AND key_id > $2 ORDER BY key_id LIMIT $3", page),
+             try db.query("""
+                 SELECT * FROM app_attest_risk_history WHERE key_id IN
+                     (SELECT key_id FROM app_attest_keys WHERE risk_metric >= $1 AND key_id > $2 ORDER BY key_id LIMIT $3)
+                 ORDER BY key_id, at_ms DESC
+                 """, page))
+        }
+        return try AppAttestReceiptState.keyReceipts(keys: keys, history: history)
+    }
 }

@@ -47,11 +47,29 @@ extension SQLiteLedger {
 
     public func revokeAppAttestKey(keyID: String, reason: String, now: Date) async throws(StorageError) -> Bool {
         try await run { (db) throws(SQLiteError) -> Bool in
-            try db.change("""
-                UPDATE app_attest_keys SET revoked_ms = coalesce(revoked_ms, ?), revoked_reason = coalesce(revoked_reason, ?)
-                WHERE key_id = ?
-                """, [.integer(Self.ms(now)), .text(reason), .text(keyID)]) == 1
+            try db.transaction { tx throws(SQLiteError) -> Bool in try Self.revoke(keyID: keyID, reason: reason, now: now, in: tx) }
         }
+    }
+
+    public func revokeAppAttestKey(keyID: String, reason: String, now: Date, audit: AuditEvent) async throws(StorageError) -> Bool {
+        try await run { (db) throws(SQLiteError) -> Bool in
+            try db.transaction { tx throws(SQLiteError) -> Bool in
+                guard try Self.revoke(keyID: keyID, reason: reason, now: now, in: tx) else { return false }
+                try tx.query("""
+                    INSERT INTO audit_events (at_ms, client, action, subject, bits_before, bits_after, result, reason, transaction_id, token_prefix, intent_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, Self.values(audit))
+                return true
+            }
+        }
+    }
+
+    private static func revoke(keyID: String, reason: String, now: Date, in tx: SQLiteTransaction) throws(SQLiteError) -> Bool {
+        try tx.query("""
+            UPDATE app_attest_keys SET revoked_ms = coalesce(revoked_ms, ?), revoked_reason = coalesce(revoked_reason, ?)
+            WHERE key_id = ?
+            """, [.integer(Self.ms(now)), .text(reason), .text(keyID)])
+        return tx.changes == 1
     }
 
     static func ms(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }

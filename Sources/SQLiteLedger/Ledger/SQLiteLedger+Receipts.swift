@@ -99,4 +99,18 @@ extension SQLiteLedger {
                          [.integer(Int64(minRiskMetric)), .text(after ?? ""), .integer(Int64(limit))])
         }.records(AppAttestKeyRecord.init(row:))
     }
+
+    public func appAttestKeyReceipts(minRiskMetric: Int, after: String?, limit: Int) async throws(StorageError)
+        -> [(key: AppAttestKeyRecord, receipt: AppAttestReceiptState)] {
+        let page: [SQLiteValue] = [.integer(Int64(minRiskMetric)), .text(after ?? ""), .integer(Int64(limit))]
+        let (keys, history) = try await run { (db) throws(SQLiteError) in
+            (try db.query("SELECT * FROM app_attest_keys WHERE risk_metric >= ? AND key_id > ? ORDER BY key_id LIMIT ?", page),
+             try db.query("""
+                 SELECT * FROM app_attest_risk_history WHERE key_id IN
+                     (SELECT key_id FROM app_attest_keys WHERE risk_metric >= ? AND key_id > ? ORDER BY key_id LIMIT ?)
+                 ORDER BY key_id, at_ms DESC
+                 """, page))
+        }
+        return try AppAttestReceiptState.keyReceipts(keys: keys, history: history)
+    }
 }

@@ -146,7 +146,7 @@ public final class SQLiteLedger: Ledger {
         }
     }
 
-    private static func values(_ event: AuditEvent) -> [SQLiteValue] {
+    static func values(_ event: AuditEvent) -> [SQLiteValue] {
         [.integer(Int64((event.at.timeIntervalSince1970 * 1000).rounded())), .text(event.client), .text(event.action),
          .optional(event.subject), .optional(event.bitsBefore), .optional(event.bitsAfter), .text(event.result.rawValue),
          .optional(event.reason), .optional(event.transactionID), .optional(event.tokenPrefix), .optional(event.intentID)]
@@ -288,14 +288,28 @@ public final class SQLiteLedger: Ledger {
     // MARK: Pending bans
 
     public func setPendingAction(_ action: PendingDeviceAction) async throws(StorageError) {
+        try await run { (db) throws(SQLiteError) in try db.transaction { tx throws(SQLiteError) in try Self.setPendingAction(action, in: tx) } }
+    }
+
+    public func orderPendingAction(_ action: PendingDeviceAction, audit: AuditEvent) async throws(StorageError) {
         try await run { (db) throws(SQLiteError) in
-            try db.query("""
-                INSERT INTO pending_actions (install_id, kind, reason, client, created_ms) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT(install_id) DO UPDATE SET kind = excluded.kind, reason = excluded.reason, client = excluded.client, created_ms = excluded.created_ms,
-                    claimed_by = NULL
-                """, [.text(action.installID), .text(action.kind.rawValue), .optional(action.reason), .text(action.client),
-                      .integer(Int64((action.createdAt.timeIntervalSince1970 * 1000).rounded()))])
+            try db.transaction { tx throws(SQLiteError) in
+                try Self.setPendingAction(action, in: tx)
+                try tx.query("""
+                    INSERT INTO audit_events (at_ms, client, action, subject, bits_before, bits_after, result, reason, transaction_id, token_prefix, intent_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, Self.values(audit))
+            }
         }
+    }
+
+    private static func setPendingAction(_ action: PendingDeviceAction, in tx: SQLiteTransaction) throws(SQLiteError) {
+        try tx.query("""
+            INSERT INTO pending_actions (install_id, kind, reason, client, created_ms) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT(install_id) DO UPDATE SET kind = excluded.kind, reason = excluded.reason, client = excluded.client, created_ms = excluded.created_ms,
+                claimed_by = NULL
+            """, [.text(action.installID), .text(action.kind.rawValue), .optional(action.reason), .text(action.client),
+                  .integer(Int64((action.createdAt.timeIntervalSince1970 * 1000).rounded()))])
     }
 
     public func pendingActions() async throws(StorageError) -> [PendingDeviceAction] {

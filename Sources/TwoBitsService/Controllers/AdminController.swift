@@ -8,7 +8,7 @@ import WireVocabulary
 
 /// Bans, unbans, device state and pending orders (role `admin`); the audit trail is `AuditController`.
 struct AdminController: Sendable {
-    let policy: BitPolicy
+    let bans: BanService
     let pendingOrders: PendingOrderService
     let metrics: MetricsRegistry
 
@@ -39,11 +39,11 @@ struct AdminController: Sendable {
         struct Answer: Encodable { let banned: Bool; let applied: Bool; let install_id: String? }
         do throws(PolicyError) {
             if hasToken {
-                let outcome = try await policy.setBanned(ban, token: token!, reason: reason, client: request.clientName)
+                let outcome = try await bans.setBanned(ban, token: token!, reason: reason, client: request.clientName)
                 count(ban, applied: true)
                 return .json(200, Answer(banned: outcome.banned, applied: true, install_id: nil))
             }
-            let outcome = try await policy.orderPending(ban ? .ban : .unban, installID: installID!, reason: reason, client: request.clientName)
+            let outcome = try await pendingOrders.order(ban ? .ban : .unban, installID: installID!, reason: reason, client: request.clientName)
             count(ban, applied: false)
             return .json(202, Answer(banned: outcome.banned, applied: false, install_id: installID))
         } catch { throw APIError(error) }
@@ -58,8 +58,8 @@ struct AdminController: Sendable {
         try body.allowOnly(["device_token"])
         let token = try body.deviceToken()
         let meaning: DeviceMeaning
-        do throws(PolicyError) { meaning = try await policy.inspect(token: token) } catch { throw APIError(error) }
-        return .json(200, DeviceStateReport(meaning: meaning, layout: policy.layout, tokenPrefix: token.shortDigest))
+        do throws(PolicyError) { meaning = try await bans.inspect(token: token) } catch { throw APIError(error) }
+        return .json(200, DeviceStateReport(meaning: meaning, layout: bans.layout, tokenPrefix: token.shortDigest))
     }
 
     private func pending() async throws(APIError) -> ServerResponse {

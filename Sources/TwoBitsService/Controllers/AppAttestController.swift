@@ -125,12 +125,13 @@ struct AppAttestController: Sendable {
                 guard let keyID = Self.keyID(inPath: text) else { throw .badRequest("after must be a key id in base64url, as next_after gave it") }
                 after = keyID
             }
-            let keys: [AppAttestKeyRecord]
-            do throws(StorageError) { keys = try await receipts.appAttestKeys(minRiskMetric: minimum, after: after, limit: limit) } catch { throw APIError.storageUnavailable(error) }
-            var views: [KeyView] = []
-            for key in keys { views.append(KeyView(key, try await receiptState(key.keyID))) }
+            let page: [(key: AppAttestKeyRecord, receipt: AppAttestReceiptState)]
+            do throws(StorageError) { page = try await receipts.appAttestKeyReceipts(minRiskMetric: minimum, after: after, limit: limit) } catch {
+                throw APIError.storageUnavailable(error)
+            }
+            let views = page.map { KeyView($0.key, $0.receipt) }
             struct Page: Encodable { let keys: [KeyView]; let next_after: String? }
-            let next = keys.count == limit ? keys.last.flatMap { Data(base64Encoded: $0.keyID)?.base64URLEncodedString() } : nil
+            let next = page.count == limit ? page.last.flatMap { Data(base64Encoded: $0.key.keyID)?.base64URLEncodedString() } : nil
             return .json(200, Page(keys: views, next_after: next))
         }
 

@@ -1,13 +1,14 @@
 import DeviceCheckModel
 import HTTPServer
 import Policy
+import UseCases
 
 /// `POST /v1/devices/validate`: is this a real Apple device token? (any role)
 ///
 /// When the layout can express a ban, the check is a query (it validates too) so a banned device
 /// gets 403 device_banned here as on every client-facing route; otherwise it is a validate.
 struct DeviceController: Sendable {
-    let policy: BitPolicy
+    let admission: DeviceAdmission
 
     func register(in routes: inout RouteTable) {
         routes.add("POST", "/v1/devices/validate", .anyClient) { request throws(APIError) in
@@ -15,13 +16,8 @@ struct DeviceController: Sendable {
             try body.allowOnly(["device_token"])
             let token = try body.deviceToken()
             do throws(PolicyError) {
-                _ = try await policy.admit(token: token, installID: nil, client: request.clientName)
-                return .json(200, ["valid": true])
-            } catch .apple(.invalidDeviceToken) {
-                return .json(200, ["valid": false])
-            } catch {
-                throw APIError(error)
-            }
+                return .json(200, ["valid": try await admission.validate(token: token, client: request.clientName)])
+            } catch { throw APIError(error) }
         }
     }
 }

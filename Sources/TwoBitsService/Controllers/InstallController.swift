@@ -1,9 +1,10 @@
 import HTTPServer
 import Policy
+import UseCases
 
 /// `POST /v1/installs`: the reinstall counter (role `tokens`).
 struct InstallController: Sendable {
-    let policy: BitPolicy
+    let installs: InstallService
     let metrics: MetricsRegistry
 
     func register(in routes: inout RouteTable) {
@@ -13,7 +14,7 @@ struct InstallController: Sendable {
             let token = try body.deviceToken()
             let installID = try body.installID()
             do throws(PolicyError) {
-                let outcome = try await policy.registerInstall(token: token, installID: installID, client: request.clientName)
+                let outcome = try await installs.registerInstall(token: token, installID: installID, client: request.clientName)
                 metrics.increment(.installs, outcome.banned ? "banned" : "registered")
                 if outcome.banned { metrics.increment(.automaticBans) }
                 if let kind = outcome.appliedPending {

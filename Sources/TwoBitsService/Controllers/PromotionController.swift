@@ -8,7 +8,7 @@ import WireFormats
 
 /// Promotion claims and eligibility (role `promotions`).
 struct PromotionController: Sendable {
-    let policy: BitPolicy
+    let promotions: PromotionService
     let claims: ClaimService
 
     func register(in routes: inout RouteTable) {
@@ -19,7 +19,7 @@ struct PromotionController: Sendable {
             try body.allowOnly(["device_token"])
             let token = try body.deviceToken()
             do throws(PolicyError) {
-                let e = try await policy.eligibility(id, token: token)
+                let e = try await promotions.eligibility(id, token: token)
                 struct Answer: Encodable { let promotion: String; let eligible: Bool; let reason: String; let claimed_month: String? }
                 return .json(200, Answer(promotion: id, eligible: e.eligible, reason: e.reason.rawValue, claimed_month: e.claimedMonth?.description))
             } catch { throw APIError(error) }

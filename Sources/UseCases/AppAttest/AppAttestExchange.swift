@@ -1,7 +1,7 @@
 import DeviceCheckModel
 public import FoundationEssentials
 public import Ledger
-public import Policy
+import Policy
 import TokenSigning
 import TwoBitsCrypto
 
@@ -15,7 +15,7 @@ public struct AppAttestExchange: Sendable {
     public let service: AppAttestService
     public let settings: AppAttestSettings
     let tokens: TokenSettings
-    let policy: BitPolicy
+    let admission: DeviceAdmission
     let ledger: any AuditLog
     let receipts: any AppAttestReceiptStore
     /// Renews the ATTEST receipt at attestation when `app_attest.risk.check_at_attestation` (nil: never).
@@ -24,7 +24,7 @@ public struct AppAttestExchange: Sendable {
     let events: any UseCaseEvents
     let now: @Sendable () -> Date
 
-    public init(settings: AppAttestSettings, tokens: TokenSettings, policy: BitPolicy,
+    public init(settings: AppAttestSettings, tokens: TokenSettings, admission: DeviceAdmission,
                 ledger: any AppAttestChallengeStore & AppAttestKeyStore & AppAttestReceiptStore & AuditLog, renewer: (any ReceiptRenewing)?,
                 keys: KeyRing, events: any UseCaseEvents, now: @escaping @Sendable () -> Date = { Date() }) {
         self.service = AppAttestService(settings: settings, ledger: ledger, now: now)
@@ -33,7 +33,7 @@ public struct AppAttestExchange: Sendable {
         self.now = now
         self.settings = settings
         self.tokens = tokens
-        self.policy = policy
+        self.admission = admission
         self.ledger = ledger
         self.keys = keys
         self.events = events
@@ -95,15 +95,10 @@ public struct AppAttestExchange: Sendable {
         return issue(for: record, request)
     }
 
-    /// Revokes a key (audited); false when no such key was attested.
+    /// Revokes a key, audited in the same transaction; false when no such key was attested.
     public func revoke(keyID: String, reason: String, client: String) async throws(AppAttestExchangeError) -> Bool {
-        let revoked: Bool
-        do { revoked = try await service.revoke(keyID: keyID, reason: reason) } catch { throw .appAttest(error) }
-        guard revoked else { return false }
-        do { try await ledger.record(AuditEvent(client: client, action: .appAttestRevoke, subject: keyID, result: .ok, reason: reason)) } catch {
-            throw .appAttest(.storage(error))
-        }
-        return true
+        let audit = AuditEvent(client: client, action: .appAttestRevoke, subject: keyID, result: .ok, reason: reason)
+        do { return try await service.revoke(keyID: keyID, reason: reason, audit: audit) } catch { throw .appAttest(error) }
     }
 
     /// The bans of the device whose DeviceCheck token came with the request (required or not, by configuration).
@@ -113,8 +108,8 @@ public struct AppAttestExchange: Sendable {
             return
         }
         do throws(PolicyError) {
-            let admission = try await policy.admit(token: token, installID: request.installID, client: request.client)
-            if let applied = admission.appliedPending { events.pendingActionApplied(applied) }
+            let admitted = try await admission.admit(token: token, installID: request.installID, client: request.client)
+            if let applied = admitted.appliedPending { events.pendingActionApplied(applied) }
         } catch {
             if case .deviceBanned(let applied?) = error { events.pendingActionApplied(applied) }
             throw reported(.refused(error))

@@ -133,6 +133,12 @@ public struct AppAttestService: Sendable {
         do { return try await ledger.revokeAppAttestKey(keyID: keyID, reason: reason, now: now()) } catch { throw .storage(error) }
     }
 
+    /// Revokes a key and records `audit` in the same transaction (no revocation unaudited). False, with nothing
+    /// written, when no such key was attested.
+    public func revoke(keyID: String, reason: String, audit: AuditEvent) async throws(AppAttestError) -> Bool {
+        do { return try await ledger.revokeAppAttestKey(keyID: keyID, reason: reason, now: now(), audit: audit) } catch { throw .storage(error) }
+    }
+
     /// Uses the challenge up under the first of `digests` the ledger holds (one of them at most was stored).
     func consume(_ challenge: String, digests: [String], now: Date) async throws(AppAttestError) {
         for digest in digests {

@@ -2,7 +2,7 @@ import DeviceCheckModel
 import FoundationEssentials
 public import Ledger
 import Mechanisms
-public import Policy
+import Policy
 import TwoBitsCrypto
 import Glibc
 import WireFormats
@@ -17,7 +17,7 @@ public struct ClaimService: Sendable {
     /// original byte for byte.
     public typealias Renderer = @Sendable (ClaimVerdict) -> RecordedAnswer
 
-    let policy: BitPolicy
+    let promotions: PromotionService
     let ledger: any IdempotencyStore
     let events: any UseCaseEvents
     /// Keys whose give-back failed, retried before each claim with a key.
@@ -26,8 +26,8 @@ public struct ClaimService: Sendable {
     /// every second and at shutdown (`retryUnsavedAnswers`).
     let unsavedAnswers = RetryQueue<UnsavedAnswer>(limit: UnsavedAnswer.limit)
 
-    public init(policy: BitPolicy, ledger: any IdempotencyStore, events: any UseCaseEvents) {
-        self.policy = policy
+    public init(promotions: PromotionService, ledger: any IdempotencyStore, events: any UseCaseEvents) {
+        self.promotions = promotions
         self.ledger = ledger
         self.events = events
     }
@@ -66,7 +66,7 @@ public struct ClaimService: Sendable {
 
         let outcome: ClaimOutcome
         do throws(PolicyError) {
-            switch try await policy.prepareClaim(id, token: token, client: client, resuming: resuming) {
+            switch try await promotions.prepareClaim(id, token: token, client: client, resuming: resuming) {
             case .inPlace(let found):
                 outcome = found
             case .write(let write):
@@ -74,7 +74,7 @@ public struct ClaimService: Sendable {
                 if let key = idempotencyKey {
                     do throws(StorageError) { try await ledger.recordIntent(client: client, key: key, intent: write.intent) } catch { throw .storage(error) }
                 }
-                outcome = try await policy.writeClaim(write)
+                outcome = try await promotions.writeClaim(write)
             }
         } catch {
             events.claim(promotion: id, .refused(error))

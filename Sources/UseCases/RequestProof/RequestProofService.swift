@@ -1,6 +1,6 @@
 public import FoundationEssentials
 public import Ledger
-public import Policy
+import Policy
 import WireVocabulary
 
 /// Request proofs (docs/app-attest.md, "Request proof"): a state-changing request signed by the device's attested
@@ -10,16 +10,16 @@ import WireVocabulary
 public struct RequestProofService: Sendable {
     let service: AppAttestService
     let settings: AppAttestSettings
-    let policy: BitPolicy
+    let admission: DeviceAdmission
     let audit: any AuditLog
     let events: any UseCaseEvents
     let now: @Sendable () -> Date
 
-    public init(service: AppAttestService, settings: AppAttestSettings, policy: BitPolicy, audit: any AuditLog, events: any UseCaseEvents,
+    public init(service: AppAttestService, settings: AppAttestSettings, admission: DeviceAdmission, audit: any AuditLog, events: any UseCaseEvents,
                 now: @escaping @Sendable () -> Date = { Date() }) {
         self.service = service
         self.settings = settings
-        self.policy = policy
+        self.admission = admission
         self.audit = audit
         self.events = events
         self.now = now
@@ -27,7 +27,7 @@ public struct RequestProofService: Sendable {
 
     /// The strong tier's verification, bans and storage, shared with its exchange.
     public init(exchange: AppAttestExchange) {
-        self.init(service: exchange.service, settings: exchange.settings, policy: exchange.policy, audit: exchange.ledger, events: exchange.events,
+        self.init(service: exchange.service, settings: exchange.settings, admission: exchange.admission, audit: exchange.ledger, events: exchange.events,
                   now: exchange.now)
     }
 
@@ -80,8 +80,8 @@ public struct RequestProofService: Sendable {
     private func admit(_ proof: RequestProof) async throws(RequestProofError) -> RequestProofRefusalReason? {
         guard let token = proof.deviceToken else { return settings.requireDeviceToken ? .deviceTokenRequired : nil }
         do throws(PolicyError) {
-            let admission = try await policy.admit(token: token, installID: proof.installID, client: proof.client)
-            if let applied = admission.appliedPending { events.pendingActionApplied(applied) }
+            let admitted = try await admission.admit(token: token, installID: proof.installID, client: proof.client)
+            if let applied = admitted.appliedPending { events.pendingActionApplied(applied) }
             return nil
         } catch {
             switch error {

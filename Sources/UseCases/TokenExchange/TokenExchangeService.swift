@@ -1,7 +1,7 @@
 public import DeviceCheckModel
 import FoundationEssentials
 public import Ledger
-public import Policy
+import Policy
 public import TokenSigning
 import TwoBitsCrypto
 import WireFormats
@@ -12,17 +12,17 @@ public import WireVocabulary
 public struct TokenExchangeService: Sendable {
     let settings: TokenSettings
     let environment: AppleEnvironment
-    let policy: BitPolicy
+    let admission: DeviceAdmission
     let ledger: any DebugSecretStore & ReplayGuard
     let events: any UseCaseEvents
     /// The keys that sign and verify.
     public let keys: KeyRing
 
-    public init(settings: TokenSettings, environment: AppleEnvironment, policy: BitPolicy, ledger: any DebugSecretStore & ReplayGuard,
+    public init(settings: TokenSettings, environment: AppleEnvironment, admission: DeviceAdmission, ledger: any DebugSecretStore & ReplayGuard,
                 keys: KeyRing, events: any UseCaseEvents) {
         self.settings = settings
         self.environment = environment
-        self.policy = policy
+        self.admission = admission
         self.ledger = ledger
         self.keys = keys
         self.events = events
@@ -49,14 +49,13 @@ public struct TokenExchangeService: Sendable {
             } catch { throw .storage(error) }
             guard remembered else { throw reported(.deviceTokenReused) }
             do throws(PolicyError) {
-                let admission = try await policy.admit(token: token, installID: installID, client: client)
-                if let applied = admission.appliedPending { events.pendingActionApplied(applied) }
+                let admitted = try await admission.admit(token: token, installID: installID, client: client)
+                if let applied = admitted.appliedPending { events.pendingActionApplied(applied) }
             } catch {
-                switch error {
-                case .deviceBanned(let applied): if let applied { events.pendingActionApplied(applied) }
-                case .apple(.invalidDeviceToken): break
-                default:
-                    // No verdict on the token: let the client retry the same token.
+                if case .deviceBanned(let applied?) = error { events.pendingActionApplied(applied) }
+                if !Self.judgesToken(error) {
+                    // The token was remembered before it was judged: with no verdict, it is forgotten again so that the
+                    // client may retry the same token.
                     try? await ledger.forgetDeviceToken(digest: token.digest)
                 }
                 throw reported(.refused(error))
@@ -70,6 +69,15 @@ public struct TokenExchangeService: Sendable {
         events.tokenIssued(tier: tier, limitedUse: limitedUse)
         if let fallbackReason { events.appAttestFallback(reason: fallbackReason) }
         return IssuedToken(token: issued.token, tier: tier, expiresIn: ttl)
+    }
+
+    /// Whether `error` is a verdict on the device token (banned, or invalid at Apple), which a retry of the same
+    /// token would only repeat; anything else (Apple or the ledger unavailable, a cancelled request) is none.
+    static func judgesToken(_ error: PolicyError) -> Bool {
+        switch error {
+        case .deviceBanned, .apple(.invalidDeviceToken): true
+        default: false
+        }
     }
 
     /// Reports a refusal and returns it, for `throw`.
