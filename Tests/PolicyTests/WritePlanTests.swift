@@ -27,8 +27,8 @@ import Testing
         #expect(intent.event.bitsAfter == "\(bits(1, 1))@\(now)")
         #expect(intent.event.at == Self.at)
         #expect(intent.successResult == .ok)
-        #expect(intent.bits == bits(1, 1).description)
-        #expect(intent.month == now.description)
+        #expect(intent.bits == bits(1, 1))
+        #expect(intent.month == now)
         let stale = roles(stale: 1).meaning(of: state(1, 0, at: -5), in: now)
         #expect(WritePlan(id: "x", token: Self.token, bits: .clear, before: stale, month: now, at: Self.at,
                           audit: AuditEvent(client: "a", action: .ban, result: .ok)).intent.event.bitsBefore == "\(bits(1, 0))@\(month(-5)) (stale)")
