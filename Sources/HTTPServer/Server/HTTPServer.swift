@@ -27,7 +27,8 @@ public final class HTTPServer<Context: Sendable>: Sendable {
     let givenGroup: EventLoopGroup?
     let state = Lock<State>(State())
     struct State {
-        var daemons: [LoopDaemon<Context>] = []
+        /// Each daemon bound to its loop: only that loop's thread touches it (checked in debug builds).
+        var daemons: [LoopBound<LoopDaemon<Context>>] = []
         var ownGroup: EventLoopGroup?
         /// The receive scan re-arms itself while this holds (set at start, cleared by shutdown).
         var scanning = false
@@ -86,7 +87,7 @@ public final class HTTPServer<Context: Sendable>: Sendable {
         // Dropped without `shutdown()` (a test that failed half-way): stop the daemons on their loops,
         // answering what is in flight, then the loops of the server's own, so nothing of it keeps running.
         let (daemons, ownGroup) = state.withLock { ($0.daemons, $0.ownGroup) }
-        for daemon in daemons { daemon.loop.execute { daemon.stop() } }
+        for daemon in daemons { daemon.loop.execute { daemon.value.stop() } }
         if let ownGroup { Self.stopLoops(ownGroup) }
     }
 
@@ -122,13 +123,14 @@ public final class HTTPServer<Context: Sendable>: Sendable {
         let limits = twobits_mhd_limits(connection_limit: UInt32(maxConnections + 1),
                                         connection_timeout_s: UInt32(configuration.connectionTimeoutSeconds),
                                         memory_limit: configuration.connectionMemoryBytes)
-        var daemons: [LoopDaemon<Context>] = []
+        var daemons: [LoopBound<LoopDaemon<Context>>] = []
         var port = configuration.port
         for loop in group.loops {
-            let daemon = LoopDaemon(core: core, loop: loop)
+            // Made here, used on its loop only from now on.
+            let daemon = LoopBound(LoopDaemon(core: core, loop: loop), loop: loop)
             let host = configuration.host, wanted = port
-            guard let bound = loop.submitAndWait({ daemon.start(host: host, port: wanted, limits: limits) }) else {
-                for started in daemons { started.loop.submitAndWait { started.stop() } }
+            guard let bound = loop.submitAndWait({ daemon.value.start(host: host, port: wanted, limits: limits) }) else {
+                for started in daemons { started.loop.submitAndWait { started.value.stop() } }
                 ownGroup?.shutdown()
                 throw .cannotListen(host: configuration.host, port: configuration.port)
             }
@@ -169,7 +171,7 @@ public final class HTTPServer<Context: Sendable>: Sendable {
     /// the rest with `shuttingDown` and cancels them, writes every answer, and stops the daemons (and
     /// the loops, when they are the server's own).
     public func shutdown(graceMilliseconds: Int = 5_000) async {
-        let (daemons, ownGroup) = state.withLock { s -> ([LoopDaemon<Context>], EventLoopGroup?) in
+        let (daemons, ownGroup) = state.withLock { s -> ([LoopBound<LoopDaemon<Context>>], EventLoopGroup?) in
             defer { s.daemons = []; s.ownGroup = nil; s.scanning = false }
             return (s.daemons, s.ownGroup)
         }
@@ -183,13 +185,13 @@ public final class HTTPServer<Context: Sendable>: Sendable {
             }
             return
         }
-        for daemon in daemons { await daemon.loop.submit { daemon.quiesce() } }
+        for daemon in daemons { await daemon.loop.submit { daemon.value.quiesce() } }
         if !(await core.tasks.waitUntilIdle(timeout: .milliseconds(max(0, graceMilliseconds)), timerLoop: first.loop)) {
-            for daemon in daemons { await daemon.loop.submit { daemon.answerAll { core.shuttingDown($0, &$1) } } }
+            for daemon in daemons { await daemon.loop.submit { daemon.value.answerAll { core.shuttingDown($0, &$1) } } }
             // Cancelled handlers stop at their next check; one that ignores cancellation is not waited for long.
             _ = await core.tasks.waitUntilIdle(timeout: .seconds(1), timerLoop: first.loop)
         }
-        for daemon in daemons { await daemon.loop.submit { daemon.stop() } }
+        for daemon in daemons { await daemon.loop.submit { daemon.value.stop() } }
         if let ownGroup { Self.stopLoops(ownGroup) }
     }
 

@@ -43,8 +43,10 @@ extension LoopDaemon {
     private func act(_ action: ConnectionStateMachine.Action, _ exchange: ConnectionExchange<Context>, method: UnsafePointer<CChar>?,
                      _ refusedRequest: ServerRequest? = nil, _ refusedContext: Context? = nil) -> MHD_Result {
         switch action {
-        case .nothing, .discardBody, .resume, .resumeAndCancelHandler:
+        case .nothing, .discardBody:
             return .YES
+        case .deliver, .dropLateAnswer, .abandonHandler:
+            preconditionFailure("\(action) is an answer's action, not a call's")
         case .queueAnswer(let response):
             return queue(response, on: exchange.connection)
         case .closeConnection:

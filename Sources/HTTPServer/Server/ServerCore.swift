@@ -46,16 +46,4 @@ final class ServerCore<Context: Sendable>: Sendable {
         self.headCheck = headCheck
         self.onReceiveTimeouts = onReceiveTimeouts
     }
-
-    /// Delivers the first answer for a suspended request (on its loop); later ones (a handler finishing
-    /// after its deadline) are dropped, so logs and metrics see exactly what the client got. Returns the
-    /// connection state machine's action (`.resumeAndCancelHandler`: the caller cancels the handler).
-    @discardableResult
-    func answer(_ request: ServerRequest, _ context: Context, with response: ServerResponse, exchange: ConnectionExchange<Context>,
-                from source: ConnectionStateMachine.AnswerSource) -> ConnectionStateMachine.Action {
-        let action = exchange.finish(response, from: source)
-        if case .nothing = action { return action }
-        onAnswered?(request, context, response, ContinuousClock.now - exchange.started)
-        return action
-    }
 }
