@@ -110,7 +110,7 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks {
     /// and one delete per dispatched request (a few µs), and no wake unless the client hangs up: it asks for
     /// EPOLLRDHUP only, so a pipelining client's next request waits in the socket as before.
     func dispatch(_ request: ServerRequest, _ context: Context, exchange: ConnectionExchange<Context>) {
-        let handler = core.handler
+        let responder = core.responder
         let tasks = core.tasks
         tasks.started()
         let limit = Duration.milliseconds(core.configuration.requestDeadlineMilliseconds)
@@ -122,7 +122,7 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks {
         // Held by the task until its handler returns, as the exchange is.
         let me = LoopBound(self, loop: loop)
         let task = Task(executorPreference: loop) {
-            let response = await handler(request, context)
+            let response = await responder.respond(to: request, context: context)
             let loop = me.loop
             if loop.inLoop { me.value.handlerReturned(bound.value, response) } else { loop.execute { me.value.handlerReturned(bound.value, response) } }
             tasks.ended()
@@ -144,7 +144,7 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks {
     private func deadlinePassed(_ exchange: ConnectionExchange<Context>) {
         guard let dispatched = exchange.dispatched else { preconditionFailure("a deadline for a request never dispatched") }
         var context = dispatched.context
-        let response = core.deadlineExpired(dispatched.request, &context)
+        let response = core.edge.deadlineExpired(dispatched.request, context: &context)
         execute(exchange.machine.answer(response, from: .deadline), exchange, context: context)
     }
 
@@ -158,7 +158,7 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks {
         guard EventLoop.peerHungUp(socket), let dispatched = exchange.dispatched else { return }
         var context = dispatched.context
         // What `onAnswered` sees; the state machine drops the connection for a hang-up.
-        let response = core.clientHungUp(dispatched.request, &context)
+        let response = core.edge.clientHungUp(dispatched.request, context: &context)
         execute(exchange.machine.answer(response, from: .hangUp), exchange, context: context)
     }
 
@@ -179,7 +179,7 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks {
             break
         case .deliver(let response, let cancelHandler):
             guard let dispatched = settle(exchange) else { preconditionFailure("an answer delivered twice") }
-            core.onAnswered?(dispatched.request, context ?? dispatched.context, response, ContinuousClock.now - exchange.started)
+            core.edge.answered(dispatched.request, context: context ?? dispatched.context, response: response, elapsed: ContinuousClock.now - exchange.started)
             MHD_resume_connection(exchange.connection)
             scheduleRun()
             // After the answer: a cancelled handler returns at once, and its answer must not win.
@@ -212,7 +212,7 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks {
     /// resumed by then: MHD forbids stopping with one suspended) and closes the listening socket.
     func stop() {
         guard let daemon else { return }
-        answerAll { core.shuttingDown($0, &$1) }
+        answerAll { core.edge.shuttingDown($0, context: &$1) }
         for _ in 0..<16 {
             MHD_run(daemon)
             if twobits_mhd_timeout(daemon) != 0 { break }
