@@ -157,7 +157,7 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks {
         // As the kernel sees it now: an event epoll reported may be stale (see `EventLoop.peerHungUp`).
         guard EventLoop.peerHungUp(socket), let dispatched = exchange.dispatched else { return }
         var context = dispatched.context
-        // What `onAnswered` sees; the state machine drops the connection for a hang-up.
+        // What the edge's `answered` sees; the state machine drops the connection for a hang-up.
         let response = core.edge.clientHungUp(dispatched.request, context: &context)
         execute(exchange.machine.answer(response, from: .hangUp), exchange, context: context)
     }
