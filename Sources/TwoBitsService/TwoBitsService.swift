@@ -167,25 +167,9 @@ public final class TwoBitsService: Sendable {
         serverConfiguration.wakeCoalescingMicroseconds = configuration.server.wakeCoalescingMicroseconds
         // A proxy and TwoBits reading different copies would disagree on which claim a retry replays.
         serverConfiguration.singleValuedHeaders.insert("idempotency-key")
-        /// Answers the server gives itself carry the request id the pipeline gave the request, and a route label.
-        @Sendable func framed(_ error: APIError, _ label: String, _ context: inout RequestContext) -> ServerResponse {
-            pipeline.framed(error.response, &context, answeredBy: label)
-        }
-        server = HTTPServer(
-            configuration: serverConfiguration,
-            makeContext: { pipeline.newContext(for: $0) },
-            oversizedBody: { framed(.payloadTooLarge, "oversized", &$1) },
-            deadlineExpired: { framed(.appleUnavailable("the request did not finish within its deadline; retry later"), "deadline", &$1) },
-            shuttingDown: { framed(APIError(503, .shuttingDown, "the server is restarting; retry", retryAfterSeconds: 1), "shutdown", &$1) },
-            // Logged and counted only, with nginx's 499: the client is gone, and its connection is closed unanswered.
-            clientHungUp: { pipeline.framed(ServerResponse(status: 499), &$1, answeredBy: "hangup") },
-            refused: { refusal, _, context in framed(APIError(refusal.status, refusal.code, refusal.message), "refused", &context) },
-            headCheck: { request, context in pipeline.head(request, &context) },
-            onAnswered: { request, context, response, elapsed in pipeline.record(request, context, response, elapsed: elapsed) },
-            onReceiveTimeouts: { closed in
-                metrics.increment(.httpReceiveTimeouts, by: Double(closed))
-            },
-            handler: { request, context in await pipeline.handle(request, context) })
+        // The pipeline is the server's edge (contexts, head stages, its own answers, the access log); rate
+        // limits are middleware, the controllers the responder.
+        server = HTTPServer(configuration: serverConfiguration, edge: pipeline, middleware: pipeline.middleware, responder: pipeline.responder)
         background = ServiceGroup(Self.backgroundServices(ledger: ledger, replicas: replicas, metrics: metrics, logger: logger, statistics: statistics,
                                                           deviceBits: deviceBits, claims: claims, receiptRefresher: receiptRefresher),
                                   onEvent: { event in

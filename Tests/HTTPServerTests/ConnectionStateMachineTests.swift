@@ -2,8 +2,8 @@ import FoundationEssentials
 @testable import HTTPServer
 import Testing
 
-/// The connection's phases alone, without libmicrohttpd or a loop: every event in every phase, the
-/// illegal ones included (they change nothing).
+/// The connection's phases alone, without libmicrohttpd or a loop: every legal event, each tolerated race
+/// on its own, and the impossible events, which trap.
 @Suite struct ConnectionStateMachineTests {
     typealias Machine = ConnectionStateMachine
 
@@ -26,37 +26,38 @@ import Testing
         _ = machine.headRefusedWithoutBody(.text(403, "refused"))
         return machine
     }
-    static func dispatched() -> Machine {
-        var machine = receiving([1, 2])
-        _ = machine.requestComplete()
-        return machine
-    }
-    static func answerReady(from source: Machine.AnswerSource = .handler) -> Machine {
-        var machine = dispatched()
-        _ = machine.answer(.text(200, "handler"), from: source)
-        return machine
-    }
-    static func answered() -> Machine {
-        var machine = answerReady()
-        _ = machine.requestComplete()
-        return machine
-    }
     static func refusedAtHead() -> Machine {
         var machine = Machine()
         _ = machine.headRefused(.text(400, "bad"))
         return machine
     }
-    static func completed() -> Machine {
-        var machine = answered()
+    static func handling() -> Machine {
+        var machine = receiving([1, 2])
+        _ = machine.requestComplete()
+        return machine
+    }
+    static func answerReady(from source: Machine.AnswerSource = .handler) -> Machine {
+        var machine = handling()
+        _ = machine.answer(.text(200, "first"), from: source)
+        return machine
+    }
+    static func answered(from source: Machine.AnswerSource = .handler) -> Machine {
+        var machine = answerReady(from: source)
+        _ = machine.requestComplete()
+        return machine
+    }
+    static func completed(from source: Machine.AnswerSource = .handler) -> Machine {
+        var machine = answered(from: source)
         _ = machine.completed()
         return machine
     }
 
-    /// A machine in every phase, each named (a head refusal ends in `answered`), for the illegal events of each.
-    static var everyPhase: [(String, Machine)] {
-        [("awaitingHead", awaitingHead()), ("receivingBody", receiving([1])), ("oversized", oversized()),
-         ("refusedWithoutBody", refusedWithoutBody()), ("dispatched", dispatched()), ("answerReady", answerReady()),
-         ("answered", answered()), ("refusedAtHead", refusedAtHead()), ("completed", completed())]
+    /// The phases after another answer won, where only the handler's late answer can still come.
+    static var answeredPhases: [(String, Machine)] {
+        Machine.AnswerSource.allCases.filter { $0 != .handler }.flatMap { source in
+            [("answerReady by \(source)", answerReady(from: source)), ("answered by \(source)", answered(from: source)),
+             ("completed by \(source)", completed(from: source))]
+        }
     }
 
     // MARK: - The head
@@ -73,7 +74,7 @@ import Testing
         let action = machine.headRefused(.text(400, "bad"))
         #expect(action.name == "answerRefusal")
         #expect(action.response?.status == 400)
-        #expect(machine.phase == "answered")
+        #expect(machine.phase == "refused")
     }
 
     @Test func aRefusalWithoutBodyWaitsForTheFinalCall() {
@@ -83,19 +84,7 @@ import Testing
         let action = machine.requestComplete()
         #expect(action.name == "answerRefusal")
         #expect(action.response?.status == 403)
-        #expect(machine.phase == "answered")
-    }
-
-    @Test func headEventsAfterTheHeadChangeNothing() {
-        for (phase, start) in Self.everyPhase where phase != "awaitingHead" {
-            var machine = start
-            #expect(machine.headAccepted().name == "nothing", "\(phase)")
-            #expect(machine.phase == start.phase, "headAccepted in \(phase)")
-            #expect(machine.headRefused(.text(400, "late")).name == "nothing", "\(phase)")
-            #expect(machine.phase == start.phase, "headRefused in \(phase)")
-            #expect(machine.headRefusedWithoutBody(.text(403, "late")).name == "nothing", "\(phase)")
-            #expect(machine.phase == start.phase, "headRefusedWithoutBody in \(phase)")
-        }
+        #expect(machine.phase == "refused")
     }
 
     // MARK: - The body
@@ -108,7 +97,7 @@ import Testing
         let action = machine.requestComplete()
         #expect(action.name == "suspendAndDispatch")
         #expect(action.body == Data([1, 2, 3, 4, 5]))
-        #expect(machine.phase == "dispatched")
+        #expect(machine.phase == "handling")
     }
 
     @Test func aBodyPastTheLimitIsDroppedAndRefusedOnceComplete() {
@@ -118,11 +107,12 @@ import Testing
         #expect(machine.chunk([7], limit: 5).name == "discardBody")
         #expect(machine.phase == "oversized")
         #expect(machine.requestComplete().name == "answerOversized")
-        #expect(machine.phase == "answered")
+        #expect(machine.phase == "refused")
     }
 
-    @Test func bodyBytesOutsideTheBodyPhaseAreDiscarded() {
-        for (phase, start) in Self.everyPhase where phase != "receivingBody" {
+    /// Tolerated: the client's bytes after a refusal (a length libmicrohttpd reads and the edge did not) are dropped.
+    @Test func bodyBytesAfterARefusalAreDiscarded() {
+        for (phase, start) in [("oversized", Self.oversized()), ("refusedWithoutBody", Self.refusedWithoutBody()), ("refused", Self.refusedAtHead())] {
             var machine = start
             #expect(machine.chunk([1], limit: 1_000).name == "discardBody", "\(phase)")
             #expect(machine.phase == start.phase, "bodyChunk in \(phase)")
@@ -136,89 +126,151 @@ import Testing
         #expect(action.body == Data())
     }
 
-    // MARK: - Dispatch and answers
+    // MARK: - Which answer wins
 
-    @Test func aDispatchedRequestWaitsForItsAnswer() {
-        var machine = Self.dispatched()
+    /// Tolerated: libmicrohttpd may call while the connection is still suspended.
+    @Test func aCallWhileSuspendedWaitsForTheAnswer() {
+        var machine = Self.handling()
         #expect(machine.requestComplete().name == "nothing")
-        #expect(machine.phase == "dispatched")
+        #expect(machine.phase == "handling")
     }
 
-    @Test func theHandlersAnswerResumesAndIsQueuedAtTheNextCall() {
-        var machine = Self.dispatched()
-        #expect(machine.answer(.text(200, "handler"), from: .handler).name == "resume")
+    /// Tolerated: libmicrohttpd may call again once the answer is queued (or the refusal was).
+    @Test func aCallAfterTheAnswerDoesNothing() {
+        for (phase, start) in [("answered", Self.answered()), ("refused", Self.refusedAtHead())] {
+            var machine = start
+            #expect(machine.requestComplete().name == "nothing", "\(phase)")
+            #expect(machine.phase == start.phase, "\(phase)")
+        }
+    }
+
+    @Test func theHandlersAnswerIsDeliveredAndQueuedAtTheNextCall() {
+        var machine = Self.handling()
+        let delivered = machine.answer(.text(200, "handler"), from: .handler)
+        #expect(delivered.name == "deliver")
+        #expect(delivered.cancelsHandler == false)
+        #expect(delivered.response?.status == 200)
         #expect(machine.phase == "answerReady")
         let action = machine.requestComplete()
         #expect(action.name == "queueAnswer")
         #expect(action.response?.status == 200)
         #expect(machine.phase == "answered")
-        #expect(machine.requestComplete().name == "nothing")
-        #expect(machine.phase == "answered")
     }
 
-    @Test func aDeadlineOrShutdownAnswerCancelsTheHandler() {
-        var machine = Self.dispatched()
-        #expect(machine.answer(.text(504, "deadline"), from: .replacingHandler).name == "resumeAndCancelHandler")
+    @Test(arguments: [Machine.AnswerSource.deadline, .shutdown])
+    func aDeadlineOrShutdownAnswerIsDeliveredAndCancelsTheHandler(source: Machine.AnswerSource) {
+        var machine = Self.handling()
+        let delivered = machine.answer(.text(503, "\(source)"), from: source)
+        #expect(delivered.name == "deliver")
+        #expect(delivered.cancelsHandler == true)
         let action = machine.requestComplete()
         #expect(action.name == "queueAnswer")
-        #expect(action.response?.status == 504)
+        #expect(action.response?.status == 503)
     }
 
     @Test func aHangUpCancelsTheHandlerAndClosesWithoutAnAnswer() {
-        var machine = Self.dispatched()
-        #expect(machine.answer(.text(499, "hangup"), from: .hangUp).name == "resumeAndCancelHandler")
+        var machine = Self.handling()
+        let delivered = machine.answer(.text(499, "hangup"), from: .hangUp)
+        #expect(delivered.name == "deliver")
+        #expect(delivered.cancelsHandler == true)
+        // What the log sees is marked as dropped too.
+        #expect(delivered.response?.dropConnection == true)
         #expect(machine.phase == "answerReady")
         #expect(machine.requestComplete().name == "closeConnection")
         #expect(machine.phase == "answered")
     }
 
     @Test func anAnswerThatDropsTheConnectionClosesIt() {
-        var machine = Self.dispatched()
-        #expect(machine.answer(.dropped, from: .handler).name == "resume")
+        var machine = Self.handling()
+        #expect(machine.answer(.dropped, from: .handler).name == "deliver")
         #expect(machine.requestComplete().name == "closeConnection")
     }
 
-    /// Only the first answer counts: a handler finishing after its deadline, a hang-up after the answer,
-    /// an answer twice, an answer to a request never dispatched.
-    @Test func answersOutsideTheDispatchedPhaseChangeNothing() {
-        for (phase, start) in Self.everyPhase where phase != "dispatched" {
-            for source in [Machine.AnswerSource.handler, .replacingHandler, .hangUp] {
-                var machine = start
-                #expect(machine.answer(.text(200, "late"), from: source).name == "nothing", "\(source) in \(phase)")
-                #expect(machine.phase == start.phase, "\(source) in \(phase)")
-            }
+    /// The race: the deadline, a hang-up or shutdown answered, then the handler returns (before the answer is
+    /// queued, after, or once the exchange completed): its answer is dropped and nothing changes.
+    @Test func aHandlerReturningAfterAnotherAnswerIsDropped() {
+        for (phase, start) in Self.answeredPhases {
+            var machine = start
+            #expect(machine.answer(.text(200, "late"), from: .handler).name == "dropLateAnswer", "\(phase)")
+            #expect(machine.phase == start.phase, "\(phase)")
         }
     }
 
     @Test func theFirstAnswerIsTheOneQueued() {
-        var machine = Self.dispatched()
-        _ = machine.answer(.text(504, "deadline"), from: .replacingHandler)
-        #expect(machine.answer(.text(200, "handler"), from: .handler).name == "nothing")
-        #expect(machine.answer(.text(499, "hangup"), from: .hangUp).name == "nothing")
+        var machine = Self.handling()
+        _ = machine.answer(.text(503, "deadline"), from: .deadline)
+        #expect(machine.answer(.text(200, "handler"), from: .handler).name == "dropLateAnswer")
         let action = machine.requestComplete()
         #expect(action.name == "queueAnswer")
-        #expect(action.response?.status == 504)
+        #expect(action.response?.status == 503)
     }
 
     // MARK: - Completion
 
-    @Test func completionEndsEveryPhaseAndNothingFollows() {
-        for (phase, start) in Self.everyPhase {
+    /// Tolerated: the client may close, or libmicrohttpd time out, at any point before the handler runs.
+    @Test func completionEndsEveryPhase() {
+        for (phase, start) in [("awaitingHead", Self.awaitingHead()), ("receivingBody", Self.receiving([1])), ("oversized", Self.oversized()),
+                               ("refusedWithoutBody", Self.refusedWithoutBody()), ("refused", Self.refusedAtHead()),
+                               ("answerReady", Self.answerReady()), ("answered", Self.answered())] {
             var machine = start
             #expect(machine.completed().name == "nothing", "\(phase)")
-            #expect(machine.phase == "completed", "\(phase)")
-            #expect(machine.headAccepted().name == "nothing")
-            #expect(machine.chunk([1], limit: 10).name == "discardBody")
-            #expect(machine.requestComplete().name == "nothing")
-            #expect(machine.answer(.text(200, "late"), from: .handler).name == "nothing")
             #expect(machine.phase == "completed", "\(phase)")
         }
     }
 
-    @Test func theFinalCallBeforeTheHeadDoesNothing() {
-        var machine = Machine()
-        #expect(machine.requestComplete().name == "nothing")
-        #expect(machine.phase == "awaitingHead")
+    /// Tolerated: a daemon that stops closes a connection dispatched in its last runs; its handler is cancelled,
+    /// and its answer, when it comes, dropped.
+    @Test func completionWhileHandlingAbandonsTheHandler() {
+        var machine = Self.handling()
+        #expect(machine.completed().name == "abandonHandler")
+        #expect(machine.phase == "completed")
+        #expect(machine.answer(.text(200, "late"), from: .handler).name == "dropLateAnswer")
+    }
+}
+
+// MARK: - Impossible events trap (each in a child process: a Swift Testing exit test)
+
+extension ConnectionStateMachineTests {
+    @Test func aDeadlineAfterTheAnswerTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = ConnectionStateMachineTests.answered()
+            _ = machine.answer(.text(503, "deadline"), from: .deadline)
+        }
+    }
+
+    @Test func aHangUpAfterTheExchangeCompletedTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = ConnectionStateMachineTests.completed(from: .deadline)
+            _ = machine.answer(.text(499, "hangup"), from: .hangUp)
+        }
+    }
+
+    @Test func anAnswerToARequestNeverDispatchedTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = ConnectionStateMachineTests.refusedAtHead()
+            _ = machine.answer(.text(200, "handler"), from: .handler)
+        }
+    }
+
+    @Test func aSecondHeadTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = ConnectionStateMachineTests.receiving()
+            _ = machine.headAccepted()
+        }
+    }
+
+    @Test func bodyBytesWhileSuspendedTrap() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = ConnectionStateMachineTests.handling()
+            _ = machine.chunk([1], limit: 10)
+        }
+    }
+
+    @Test func aSecondCompletionTraps() async {
+        await #expect(processExitsWith: .failure) {
+            var machine = ConnectionStateMachineTests.completed()
+            _ = machine.completed()
+        }
     }
 }
 
@@ -228,9 +280,11 @@ extension ConnectionStateMachine {
         switch state {
         case .awaitingHead: "awaitingHead"
         case .receivingBody: "receivingBody"
+        case .modifying: "modifying"
         case .oversized: "oversized"
         case .refusedWithoutBody: "refusedWithoutBody"
-        case .dispatched: "dispatched"
+        case .refused: "refused"
+        case .handling: "handling"
         case .answerReady: "answerReady"
         case .answered: "answered"
         case .completed: "completed"
@@ -254,19 +308,22 @@ extension ConnectionStateMachine.Action {
         case .answerRefusal: "answerRefusal"
         case .answerOversized: "answerOversized"
         case .suspendAndDispatch: "suspendAndDispatch"
-        case .resume: "resume"
-        case .resumeAndCancelHandler: "resumeAndCancelHandler"
+        case .deliver: "deliver"
+        case .dropLateAnswer: "dropLateAnswer"
         case .queueAnswer: "queueAnswer"
         case .closeConnection: "closeConnection"
+        case .abandonHandler: "abandonHandler"
         }
     }
 
     var response: ServerResponse? {
         switch self {
-        case .answerRefusal(let response), .queueAnswer(let response): response
+        case .answerRefusal(let response), .queueAnswer(let response), .deliver(let response, _): response
         default: nil
         }
     }
+
+    var cancelsHandler: Bool? { if case .deliver(_, let cancel) = self { cancel } else { nil } }
 
     var body: Data? { if case .suspendAndDispatch(let body) = self { body } else { nil } }
 }

@@ -72,7 +72,7 @@ final class RawClient {
                     headCheck: (@Sendable (ServerRequest) -> ServerResponse?)? = nil,
                     handler: @escaping @Sendable (ServerRequest) async -> ServerResponse,
                     _ body: (HTTPServer<Void>) async throws -> Void) async throws {
-        let server = HTTPServer(configuration: configuration, headCheck: headCheck, handler: handler)
+        let server = HTTPServer(configuration: configuration, edge: TestEdge(headCheck: headCheck), handler: handler)
         try server.start()
         try await body(server)
         await server.shutdown(graceMilliseconds: 500)

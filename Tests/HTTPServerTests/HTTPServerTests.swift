@@ -55,7 +55,7 @@ import Testing
         var config = HTTPServerConfiguration()
         config.requestDeadlineMilliseconds = 100
         let seen = Lock<[Int]>([])
-        let server = HTTPServer(configuration: config, onAnswered: { _, response, _ in seen.withLock { $0.append(response.status) } }) { request in
+        let server = HTTPServer(configuration: config, edge: TestEdge(onAnswered: { _, response, _ in seen.withLock { $0.append(response.status) } })) { request in
             if request.path == "/slow" { try? await Task.sleep(for: .milliseconds(400)) }
             return .text(200, "ok")
         }
@@ -76,8 +76,9 @@ import Testing
     /// connection, no second report).
     @Test func shutdownAnswersSuspendedConnectionsBeforeStoppingTheDaemon() async throws {
         let seen = Lock<[Int]>([])
-        let server = HTTPServer(configuration: HTTPServerConfiguration(), shuttingDown: { _ in .text(503, "restarting") },
-                                onAnswered: { _, response, _ in seen.withLock { $0.append(response.status) } }) { _ in
+        let server = HTTPServer(configuration: HTTPServerConfiguration(),
+                                edge: TestEdge(shuttingDown: .text(503, "restarting"),
+                                               onAnswered: { _, response, _ in seen.withLock { $0.append(response.status) } })) { _ in
             // Longer than any test run's stall: the handler ends only because shutdown cancels it.
             try? await Task.sleep(for: .seconds(10))
             return .text(200, "late")

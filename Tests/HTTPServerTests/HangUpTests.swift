@@ -31,7 +31,7 @@ import Testing
         var configuration = HTTPServerConfiguration(threads: 1, requestDeadlineMilliseconds: 60_000)
         configuration.cancelsOnHangUp = cancelsOnHangUp
         let server = HTTPServer(configuration: configuration, group: group,
-                                onAnswered: { _, response, _ in seen.statuses.withLock { $0.append(response.status) } }) { request in
+                                edge: TestEdge(onAnswered: { _, response, _ in seen.statuses.withLock { $0.append(response.status) } })) { request in
             seen.started.withLock { $0 += 1 }
             guard request.path == "/slow" else {
                 try? await Task.sleep(for: .milliseconds(5))

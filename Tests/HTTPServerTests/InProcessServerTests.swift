@@ -11,20 +11,12 @@ import Testing
         configuration.threads = 2
         configuration.requestDeadlineMilliseconds = 5_000
         let answered = Lock<[String]>([])
-        let server = HTTPServer<String>(
-            configuration: configuration,
-            makeContext: { $0.header("X-Label") ?? "none" },
-            headCheck: { request, context in
-                // The head check sees no body, as at the edge, where it runs before any body byte is read.
-                context += request.body.isEmpty ? "+head" : "+body?"
-                return request.path == "/refused" ? .text(403, "refused") : nil
-            },
-            onAnswered: { request, context, response, _ in answered.withLock { $0.append("\(request.path) \(context) \(response.status)") } },
-            handler: { request, context in
-                let loop = EventLoop.current?.name ?? "no loop"
-                let deadline = request.deadline == nil ? "no deadline" : "deadline"
-                return .text(200, "\(context) \(loop) \(deadline) q=\(request.query["q"] ?? "-") b=\(String(decoding: request.body, as: UTF8.self))")
-            })
+        let server = HTTPServer(configuration: configuration, edge: LabelEdge(answered: answered),
+                                responder: ClosureResponder<String> { request, context in
+            let loop = EventLoop.current?.name ?? "no loop"
+            let deadline = request.deadline == nil ? "no deadline" : "deadline"
+            return .text(200, "\(context) \(loop) \(deadline) q=\(request.query["q"] ?? "-") b=\(String(decoding: request.body, as: UTF8.self))")
+        })
         let early = await server.respond(to: ServerRequest(method: "GET", path: "/early"))
         #expect(early.status == 503, "before startInProcess: the shutting-down answer")
         server.startInProcess()
@@ -39,6 +31,23 @@ import Testing
         await server.shutdown(graceMilliseconds: 1_000)
         #expect(await server.respond(to: ServerRequest(method: "GET", path: "/late")).status == 503)
         #expect(answered.withLock { $0 } == ["/early none 503", "/x L+head 200", "/refused none+head 403", "/late none 503"])
+    }
+
+    /// The context from the `X-Label` header; the head check adds to it, and every answer is recorded.
+    struct LabelEdge: EdgePolicy {
+        let answered: Lock<[String]>
+
+        func makeContext(for head: ServerRequest) -> String { head.header("X-Label") ?? "none" }
+
+        func checkHead(_ request: ServerRequest, context: inout String) -> ServerResponse? {
+            // The head check sees no body, as at the edge, where it runs before any body byte is read.
+            context += request.body.isEmpty ? "+head" : "+body?"
+            return request.path == "/refused" ? .text(403, "refused") : nil
+        }
+
+        func answered(_ request: ServerRequest, context: String, response: ServerResponse, elapsed: Duration) {
+            answered.withLock { $0.append("\(request.path) \(context) \(response.status)") }
+        }
     }
 
     @Test func aTargetsQueryIsDecodedAndRefusedAsAtTheEdge() throws {

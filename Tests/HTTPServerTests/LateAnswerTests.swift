@@ -36,7 +36,7 @@ import Testing
         var configuration = HTTPServerConfiguration(threads: 1, requestDeadlineMilliseconds: byDeadline ? 800 : 60_000)
         configuration.cancelsOnHangUp = true
         let server = HTTPServer(configuration: configuration, group: group,
-                                onAnswered: { _, _, _ in gates.answered.withLock { $0 += 1 } }) { request in
+                                edge: TestEdge(onAnswered: { _, _, _ in gates.answered.withLock { $0 += 1 } })) { request in
             let name = String(request.path.dropFirst())
             gates.started.withLock { _ = $0.insert(name) }
             // Deaf to cancellation, as a handler past its last suspension point is.

@@ -93,7 +93,7 @@ import Testing
     /// returns only once those tasks have ended (no sleep-and-hope), long before the handlers' own 30 s.
     @Test func shutdownAwaitsTheTasksItOwns() async throws {
         let ended = Lock<Int>(0)
-        let server = HTTPServer(configuration: HTTPServerConfiguration(threads: 2), shuttingDown: { _ in .text(503, "stopping") }) { _ in
+        let server = HTTPServer(configuration: HTTPServerConfiguration(threads: 2), edge: TestEdge(shuttingDown: .text(503, "stopping"))) { _ in
             defer { ended.withLock { $0 += 1 } }
             try? await Task.sleep(for: .seconds(30))
             return .text(200, "late")
@@ -124,7 +124,7 @@ import Testing
     /// Under AddressSanitizer, LeakSanitizer checks that no daemon is left behind.
     @Test func aServerDroppedWithoutShutdownStopsAndIsNeverCalledAgain() async throws {
         var server: HTTPServer<Void>? = HTTPServer(configuration: HTTPServerConfiguration(threads: 2),
-                                             shuttingDown: { _ in .text(503, "stopping") }) { request in
+                                             edge: TestEdge(shuttingDown: .text(503, "stopping"))) { request in
             if request.path == "/slow" { try? await Task.sleep(for: .seconds(10)) }
             return .text(200, "ok")
         }

@@ -89,9 +89,9 @@ extension ServerCore {
         let queryStart = target.firstIndex(of: "?")
         let path = String(target[..<(queryStart ?? target.endIndex)])
         var request = ServerRequest(method: method.map { String(cString: $0) } ?? "GET", path: path, headers: headers)
-        var context = makeContext(request)
+        var context = edge.makeContext(for: request)
         func refuse(_ refusal: HTTPRefusal) -> HeadOutcome<Context> {
-            let response = closing(refused(refusal, request, &context))
+            let response = closing(edge.refused(refusal, request, context: &context))
             return .refuse(request, context, response)
         }
 
@@ -148,10 +148,10 @@ extension ServerCore {
         let declared = headers["content-length"].flatMap { Int($0) } ?? 0
         let hasBody = declared > 0
         if declared > configuration.maxBodyBytes {
-            let response = closing(oversizedBody(request, &context))
+            let response = closing(edge.oversizedBody(request, context: &context))
             return .refuse(request, context, response)
         }
-        let refusal = headCheck?(request, &context)
+        let refusal = edge.checkHead(request, context: &context)
         exchange.head = request
         exchange.context = context
         if let refusal {

@@ -6,11 +6,11 @@ import FoundationEssentials
 ///
 /// `respond(to:)` does for a complete request what a daemon does once the edge checks passed it: the owner's
 /// context from the head, the head check (on the request without its body, as the daemon runs it before any
-/// body byte arrives), the deadline on the request, the handler in a task that prefers one of the server's
-/// event loops (so storage and Apple calls run on a loop thread, as in production), and `onAnswered`. What
-/// the edge itself does is not there: the raw-target, header, framing and size checks, the connection's
-/// headers (`Connection: close`), the deadline's own answer, hang-ups and shutdown answers, the
-/// connection caps. The loopback tests cover those.
+/// body byte arrives), the deadline on the request, the middleware and responder in a task that prefers one
+/// of the server's event loops (so storage and Apple calls run on a loop thread, as in production), and the
+/// edge's `answered`. What the edge itself does is not there: the raw-target, header, framing and size
+/// checks, the connection's headers (`Connection: close`), the deadline's own answer, hang-ups and shutdown
+/// answers, the connection caps. The loopback tests cover those.
 extension HTTPServer {
     /// Starts the event loops only (the server's own, or those of the group given at init): no daemon, no
     /// socket, `port` stays 0. Requests then come through `respond(to:)`; `shutdown` stops the loops.
@@ -33,21 +33,21 @@ extension HTTPServer {
     public func respond(to request: ServerRequest) async -> ServerResponse {
         let started = ContinuousClock.now
         let core = self.core
-        var context = core.makeContext(request)
+        var context = core.edge.makeContext(for: request)
         let loop = state.withLock { s -> EventLoop? in
             guard !s.inProcessLoops.isEmpty else { return nil }
             defer { s.nextInProcessLoop = (s.nextInProcessLoop + 1) % s.inProcessLoops.count }
             return s.inProcessLoops[s.nextInProcessLoop]
         }
         guard let loop else {
-            let response = core.shuttingDown(request, &context)
-            core.onAnswered?(request, context, response, ContinuousClock.now - started)
+            let response = core.edge.shuttingDown(request, context: &context)
+            core.edge.answered(request, context: context, response: response, elapsed: ContinuousClock.now - started)
             return response
         }
         var head = request
         head.body = Data()
-        if let refusal = core.headCheck?(head, &context) {
-            core.onAnswered?(request, context, refusal, ContinuousClock.now - started)
+        if let refusal = core.edge.checkHead(head, context: &context) {
+            core.edge.answered(request, context: context, response: refusal, elapsed: ContinuousClock.now - started)
             return refusal
         }
         var timed = request
@@ -55,9 +55,9 @@ extension HTTPServer {
         let dispatched = timed
         let admitted = context
         core.tasks.started()
-        let response = await withTaskExecutorPreference(loop) { await core.handler(dispatched, admitted) }
+        let response = await withTaskExecutorPreference(loop) { await core.responder.respond(to: dispatched, context: admitted) }
         core.tasks.ended()
-        core.onAnswered?(dispatched, admitted, response, ContinuousClock.now - started)
+        core.edge.answered(dispatched, context: admitted, response: response, elapsed: ContinuousClock.now - started)
         return response
     }
 }

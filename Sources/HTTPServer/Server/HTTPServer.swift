@@ -14,12 +14,11 @@ import Locking
 /// suspended connection never times out by itself; its socket is watched meanwhile, so a client that hangs
 /// up has its handler's task cancelled as the deadline would.
 ///
-/// Generic over its owner's per-request context (as Hummingbird's `Router<Context>`): `makeContext` makes
-/// one from each request's head, the head check fills it in, and the handler, the server's own answers and
-/// `onAnswered` receive it typed. An owner with nothing to carry uses `HTTPServer<Void>`.
+/// Generic over its owner's per-request context (as Hummingbird's `Router<Context>`): the owner's
+/// `EdgePolicy` makes one from each request's head and its head check fills it in; the middleware, the
+/// responder, the server's own answers and the record of each answer receive it typed. An owner with
+/// nothing to carry uses `HTTPServer<Void>`.
 public final class HTTPServer<Context: Sendable>: Sendable {
-    public typealias Handler = @Sendable (ServerRequest, Context) async -> ServerResponse
-
     /// What the daemons need of the server (they hold it, not the server).
     let core: ServerCore<Context>
     public var configuration: HTTPServerConfiguration { core.configuration }
@@ -27,7 +26,8 @@ public final class HTTPServer<Context: Sendable>: Sendable {
     let givenGroup: EventLoopGroup?
     let state = Lock<State>(State())
     struct State {
-        var daemons: [LoopDaemon<Context>] = []
+        /// Each daemon bound to its loop: only that loop's thread touches it (checked in debug builds).
+        var daemons: [LoopBound<LoopDaemon<Context>>] = []
         var ownGroup: EventLoopGroup?
         /// The receive scan re-arms itself while this holds (set at start, cleared by shutdown).
         var scanning = false
@@ -48,45 +48,25 @@ public final class HTTPServer<Context: Sendable>: Sendable {
     /// - Parameters:
     ///   - group: the event loops to serve on, one daemon each; nil starts `configuration.threads` loops
     ///     of the server's own (stopped by `shutdown`).
-    ///   - makeContext: the owner's context for a request, from its head (no body, no query yet), before
-    ///     any check answers it.
-    ///   - oversizedBody: the answer when a body is over `maxBodyBytes` (the request carries no body).
-    ///   - deadlineExpired: the answer when a handler has not finished within the deadline.
-    ///   - shuttingDown: the answer to requests still running when the shutdown grace period ends.
-    ///   - clientHungUp: what `onAnswered` sees for a request whose client hung up while it was handled
-    ///     (its handler's task is cancelled); never sent: the connection is closed.
-    ///   - refused: the answer to a request the edge refuses (framing, NUL bytes, sizes); it is sent
-    ///     with `Connection: close`. The default is the JSON error envelope.
-    ///   - headCheck: decides from the request line and headers alone (the request has no body yet):
-    ///     an answer refuses the request before any body byte is read, nil lets it through. What it sets
-    ///     in the context, the handler and the server's own answers then see. Every answer closure may
-    ///     change the context too (a label for the log), and `onAnswered` sees it so.
-    ///   - onAnswered: called once per request with its context and the answer actually sent (for logs
-    ///     and metrics).
-    ///   - onReceiveTimeouts: called with how many connections a receive scan just closed (slow clients).
+    ///   - edge: the owner's decisions where no middleware runs: each request's context, the head check
+    ///     before any body byte, the server's own answers, and the record of every answer sent.
+    ///   - middleware: run in order, once the whole request has arrived, before `responder`.
+    ///   - responder: answers each request (its body read, its deadline set).
     public init(configuration: HTTPServerConfiguration,
                 group: EventLoopGroup? = nil,
-                makeContext: @escaping @Sendable (ServerRequest) -> Context,
-                oversizedBody: @escaping @Sendable (ServerRequest, inout Context) -> ServerResponse = { _, _ in .text(413, "Payload Too Large") },
-                deadlineExpired: @escaping @Sendable (ServerRequest, inout Context) -> ServerResponse = { _, _ in .text(503, "Service Unavailable") },
-                shuttingDown: @escaping @Sendable (ServerRequest, inout Context) -> ServerResponse = { _, _ in .text(503, "Service Unavailable") },
-                clientHungUp: @escaping @Sendable (ServerRequest, inout Context) -> ServerResponse = { _, _ in .text(499, "Client Closed Request") },
-                refused: @escaping @Sendable (HTTPRefusal, ServerRequest, inout Context) -> ServerResponse = { refusal, _, _ in refusal.response },
-                headCheck: (@Sendable (ServerRequest, inout Context) -> ServerResponse?)? = nil,
-                onAnswered: (@Sendable (ServerRequest, Context, ServerResponse, Duration) -> Void)? = nil,
-                onReceiveTimeouts: (@Sendable (Int) -> Void)? = nil,
-                handler: @escaping Handler) {
+                edge: some EdgePolicy<Context>,
+                middleware: [any Middleware<Context>] = [],
+                responder: some Responder<Context>) {
         self.givenGroup = group
-        core = ServerCore(configuration: configuration, makeContext: makeContext, handler: handler, oversizedBody: oversizedBody,
-                          deadlineExpired: deadlineExpired, shuttingDown: shuttingDown, clientHungUp: clientHungUp, onAnswered: onAnswered,
-                          refused: refused, headCheck: headCheck, onReceiveTimeouts: onReceiveTimeouts)
+        let chain: any Responder<Context> = middleware.isEmpty ? responder : MiddlewareChain(middleware, responder: responder)
+        core = ServerCore(configuration: configuration, edge: edge, responder: chain)
     }
 
     deinit {
         // Dropped without `shutdown()` (a test that failed half-way): stop the daemons on their loops,
         // answering what is in flight, then the loops of the server's own, so nothing of it keeps running.
         let (daemons, ownGroup) = state.withLock { ($0.daemons, $0.ownGroup) }
-        for daemon in daemons { daemon.loop.execute { daemon.stop() } }
+        for daemon in daemons { daemon.loop.execute { daemon.value.stop() } }
         if let ownGroup { Self.stopLoops(ownGroup) }
     }
 
@@ -122,13 +102,14 @@ public final class HTTPServer<Context: Sendable>: Sendable {
         let limits = twobits_mhd_limits(connection_limit: UInt32(maxConnections + 1),
                                         connection_timeout_s: UInt32(configuration.connectionTimeoutSeconds),
                                         memory_limit: configuration.connectionMemoryBytes)
-        var daemons: [LoopDaemon<Context>] = []
+        var daemons: [LoopBound<LoopDaemon<Context>>] = []
         var port = configuration.port
         for loop in group.loops {
-            let daemon = LoopDaemon(core: core, loop: loop)
+            // Made here, used on its loop only from now on.
+            let daemon = LoopBound(LoopDaemon(core: core, loop: loop), loop: loop)
             let host = configuration.host, wanted = port
-            guard let bound = loop.submitAndWait({ daemon.start(host: host, port: wanted, limits: limits) }) else {
-                for started in daemons { started.loop.submitAndWait { started.stop() } }
+            guard let bound = loop.submitAndWait({ daemon.value.start(host: host, port: wanted, limits: limits) }) else {
+                for started in daemons { started.loop.submitAndWait { started.value.stop() } }
                 ownGroup?.shutdown()
                 throw .cannotListen(host: configuration.host, port: configuration.port)
             }
@@ -160,7 +141,7 @@ public final class HTTPServer<Context: Sendable>: Sendable {
         loop.schedule(in: every) { [weak self] in
             guard let self, state.withLock({ $0.scanning }) else { return }
             let closed = core.connections.closeOverdue(limit: .milliseconds(configuration.receiveTimeoutMilliseconds))
-            if closed > 0 { core.onReceiveTimeouts?(closed) }
+            if closed > 0 { core.edge.receiveTimeouts(closed) }
             scanReceives(on: loop)
         }
     }
@@ -169,7 +150,7 @@ public final class HTTPServer<Context: Sendable>: Sendable {
     /// the rest with `shuttingDown` and cancels them, writes every answer, and stops the daemons (and
     /// the loops, when they are the server's own).
     public func shutdown(graceMilliseconds: Int = 5_000) async {
-        let (daemons, ownGroup) = state.withLock { s -> ([LoopDaemon<Context>], EventLoopGroup?) in
+        let (daemons, ownGroup) = state.withLock { s -> ([LoopBound<LoopDaemon<Context>>], EventLoopGroup?) in
             defer { s.daemons = []; s.ownGroup = nil; s.scanning = false }
             return (s.daemons, s.ownGroup)
         }
@@ -183,13 +164,13 @@ public final class HTTPServer<Context: Sendable>: Sendable {
             }
             return
         }
-        for daemon in daemons { await daemon.loop.submit { daemon.quiesce() } }
+        for daemon in daemons { await daemon.loop.submit { daemon.value.quiesce() } }
         if !(await core.tasks.waitUntilIdle(timeout: .milliseconds(max(0, graceMilliseconds)), timerLoop: first.loop)) {
-            for daemon in daemons { await daemon.loop.submit { daemon.answerAll { core.shuttingDown($0, &$1) } } }
+            for daemon in daemons { await daemon.loop.submit { daemon.value.answerAll { core.edge.shuttingDown($0, context: &$1) } } }
             // Cancelled handlers stop at their next check; one that ignores cancellation is not waited for long.
             _ = await core.tasks.waitUntilIdle(timeout: .seconds(1), timerLoop: first.loop)
         }
-        for daemon in daemons { await daemon.loop.submit { daemon.stop() } }
+        for daemon in daemons { await daemon.loop.submit { daemon.value.stop() } }
         if let ownGroup { Self.stopLoops(ownGroup) }
     }
 

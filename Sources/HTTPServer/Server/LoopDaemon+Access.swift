@@ -43,8 +43,10 @@ extension LoopDaemon {
     private func act(_ action: ConnectionStateMachine.Action, _ exchange: ConnectionExchange<Context>, method: UnsafePointer<CChar>?,
                      _ refusedRequest: ServerRequest? = nil, _ refusedContext: Context? = nil) -> MHD_Result {
         switch action {
-        case .nothing, .discardBody, .resume, .resumeAndCancelHandler:
+        case .nothing, .discardBody:
             return .YES
+        case .deliver, .dropLateAnswer, .abandonHandler:
+            preconditionFailure("\(action) is an answer's action, not a call's")
         case .queueAnswer(let response):
             return queue(response, on: exchange.connection)
         case .closeConnection:
@@ -52,21 +54,21 @@ extension LoopDaemon {
         case .answerRefusal(let response):
             exchange.tracked?.received()
             let request = refusedRequest ?? requestSoFar(exchange, method: method)
-            let context = refusedContext ?? exchange.context ?? core.makeContext(request)
-            core.onAnswered?(request, context, response, ContinuousClock.now - exchange.started)
+            let context = refusedContext ?? exchange.context ?? core.edge.makeContext(for: request)
+            core.edge.answered(request, context: context, response: response, elapsed: ContinuousClock.now - exchange.started)
             return queue(response, on: exchange.connection)
         case .answerOversized:
             exchange.tracked?.received()
             let request = requestSoFar(exchange, method: method)
-            var context = exchange.context ?? core.makeContext(request)
-            let response = core.oversizedBody(request, &context)
-            core.onAnswered?(request, context, response, ContinuousClock.now - exchange.started)
+            var context = exchange.context ?? core.edge.makeContext(for: request)
+            let response = core.edge.oversizedBody(request, context: &context)
+            core.edge.answered(request, context: context, response: response, elapsed: ContinuousClock.now - exchange.started)
             return queue(response, on: exchange.connection)
         case .suspendAndDispatch(let body):
             // Final call: the whole request has arrived.
             exchange.tracked?.received()
             var request = requestSoFar(exchange, method: method)
-            let context = exchange.context ?? core.makeContext(request)
+            let context = exchange.context ?? core.edge.makeContext(for: request)
             request.body = body
             MHD_suspend_connection(exchange.connection)
             dispatch(request, context, exchange: exchange)

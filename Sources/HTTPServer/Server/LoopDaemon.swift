@@ -5,9 +5,11 @@ import FoundationEssentials
 
 /// One libmicrohttpd daemon run by one event loop: its epoll set is watched by the loop's, `MHD_run`
 /// is called on the loop when it is ready, and the requests it suspends are handled by tasks on the
-/// same loop. Everything here runs on that loop's thread.
-// Unchecked: its `var`s (the MHD daemon, its descriptors) are touched only on its loop's thread.
-final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
+/// same loop. Everything here runs on that loop's thread; which answer a request gets is its exchange's
+/// state machine's decision, and the daemon only does what the machine returns.
+// Not Sendable: it crosses threads only inside a `LoopBound` (the server's list, its own closures and its
+// handlers' tasks), which checks on access that the thread is its loop's.
+final class LoopDaemon<Context: Sendable>: DaemonHooks {
     /// Held strongly: the core outlives a dropped `HTTPServer` for as long as a daemon or callback needs it.
     let core: ServerCore<Context>
     let loop: EventLoop
@@ -16,23 +18,15 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
     private var listenSocket: Int32 = -1
     private var runScheduled = false
     private var tick: LoopTimer?
-    /// Requests handed to a task and not yet answered, for their deadlines and for shutdown, by dispatch number.
-    private var pending: [UInt64: PendingRequest] = [:]
-    /// The number of the next dispatched request. Never an exchange's address: a handler can return after its
-    /// request was answered (deadline, hang-up) and its exchange freed, when a new exchange may sit at the same
-    /// address; its answer must find nothing, not that other client's request.
-    private var nextDispatch: UInt64 = 0
+    /// Requests handed to a task and not yet answered, for shutdown. The deadline, the hang-up watch and
+    /// the handler's task each hold their exchange itself (alive until the last of them lets go): never a
+    /// number or an address another request could reuse, so a late answer finds its own, answered, request.
+    private var inFlight: [ObjectIdentifier: ConnectionExchange<Context>] = [:]
 
-    private struct PendingRequest {
-        let exchange: ConnectionExchange<Context>
-        let request: ServerRequest
-        let context: Context
-        let deadline: LoopTimer
-        /// The handler's task, cancelled when the deadline, a hang-up or shutdown answers first so its work stops.
-        let task: Task<Void, Never>
-        /// The connection's socket, watched for a hang-up while the request is suspended (-1: not watched).
-        let socket: Int32
-    }
+    /// The daemon itself as its `@Sendable` loop closures carry it, weakly: the loop never keeps a daemon
+    /// alive (a dropped server stops its daemons from its `deinit`).
+    private var weakly: LoopBound<Weak> { LoopBound(Weak(daemon: self), loop: loop) }
+    private struct Weak { weak var daemon: LoopDaemon? }
 
     init(core: ServerCore<Context>, loop: EventLoop) {
         self.core = core
@@ -41,7 +35,7 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
     }
 
     override func openExchange(connection: OpaquePointer, target: String, tracked: ConnectionTracker.Connection?) -> UnsafeMutableRawPointer {
-        Unmanaged.passRetained(ConnectionExchange(connection: connection, target: target, tracked: tracked, daemon: self)).toOpaque()
+        Unmanaged.passRetained(ConnectionExchange<Context>(connection: connection, target: target, tracked: tracked)).toOpaque()
     }
 
     override func access(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
@@ -53,7 +47,8 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
 
     override func closeExchange(_ raw: UnsafeMutableRawPointer) {
         let exchange = Unmanaged<ConnectionExchange<Context>>.fromOpaque(raw)
-        _ = exchange.takeUnretainedValue().machine.completed()
+        let open = exchange.takeUnretainedValue()
+        execute(open.machine.completed(), open)
         exchange.release()
     }
 
@@ -89,10 +84,11 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
     func scheduleRun() {
         guard !runScheduled else { return }
         runScheduled = true
-        loop.execute { [weak self] in
-            guard let self else { return }
-            runScheduled = false
-            run()
+        let me = weakly
+        loop.execute {
+            guard let owner = me.value.daemon else { return }
+            owner.runScheduled = false
+            owner.run()
         }
     }
 
@@ -114,52 +110,42 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
     /// and one delete per dispatched request (a few µs), and no wake unless the client hangs up: it asks for
     /// EPOLLRDHUP only, so a pipelining client's next request waits in the socket as before.
     func dispatch(_ request: ServerRequest, _ context: Context, exchange: ConnectionExchange<Context>) {
-        nextDispatch &+= 1
-        let key = nextDispatch
-        let handler = core.handler
+        let responder = core.responder
         let tasks = core.tasks
         tasks.started()
         let limit = Duration.milliseconds(core.configuration.requestDeadlineMilliseconds)
         var timed = request
         timed.deadline = .now + limit
         let request = timed
-        let deadline = loop.schedule(in: limit) { [weak self] in self?.expire(key) }
-        let task = Task(executorPreference: loop) { [self] in
-            let response = await handler(request, context)
-            if loop.inLoop { handlerFinished(key, response) } else { loop.execute { self.handlerFinished(key, response) } }
+        let deadline = loop.schedule(in: limit) { [weak self] in self?.deadlinePassed(exchange) }
+        let bound = LoopBound(exchange, loop: loop)
+        // Held by the task until its handler returns, as the exchange is.
+        let me = LoopBound(self, loop: loop)
+        let task = Task(executorPreference: loop) {
+            let response = await responder.respond(to: request, context: context)
+            let loop = me.loop
+            if loop.inLoop { me.value.handlerReturned(bound.value, response) } else { loop.execute { me.value.handlerReturned(bound.value, response) } }
             tasks.ended()
         }
         let socket = core.configuration.cancelsOnHangUp ? exchange.tracked?.fd ?? twobits_mhd_connection_fd(exchange.connection) : -1
         if socket >= 0 {
-            loop.watch(socket, for: .hangup) { [weak self] _ in self?.hungUp(key, socket: socket) }
+            loop.watch(socket, for: .hangup) { [weak self] _ in self?.hungUp(exchange, socket: socket) }
         }
-        // The task's first step runs after this returns (it is queued on this loop), so the entry is there.
-        pending[key] = PendingRequest(exchange: exchange, request: request, context: context, deadline: deadline, task: task, socket: socket)
+        // The task's first step runs after this returns (it is queued on this loop), so all of this is there.
+        exchange.dispatched = ConnectionExchange.Dispatched(request: request, context: context, deadline: deadline, task: task, socket: socket)
+        inFlight[ObjectIdentifier(exchange)] = exchange
     }
 
-    /// Takes a request out of the pending ones: its deadline timer is cancelled and its socket no longer
-    /// watched, before anything resumes the connection (libmicrohttpd may close the socket, and the kernel
-    /// reuse its number, on its next run; a watch left behind would then report another connection).
-    private func settle(_ key: UInt64) -> PendingRequest? {
-        guard let entry = pending.removeValue(forKey: key) else { return nil }
-        loop.cancel(entry.deadline)
-        if entry.socket >= 0 { loop.unwatch(entry.socket) }
-        return entry
+    private func handlerReturned(_ exchange: ConnectionExchange<Context>, _ response: ServerResponse) {
+        guard let dispatched = exchange.dispatched else { preconditionFailure("a handler returned for a request never dispatched") }
+        execute(exchange.machine.answer(response, from: .handler), exchange, context: dispatched.context)
     }
 
-    private func handlerFinished(_ key: UInt64, _ response: ServerResponse) {
-        guard let entry = settle(key) else { return } // the deadline or a hang-up answered first
-        core.answer(entry.request, entry.context, with: response, exchange: entry.exchange, from: .handler)
-    }
-
-    private func expire(_ key: UInt64) {
-        guard let entry = settle(key) else { return }
-        // Answer first: a cancelled handler returns at once, and its answer must not win.
-        var context = entry.context
-        let response = core.deadlineExpired(entry.request, &context)
-        if case .resumeAndCancelHandler = core.answer(entry.request, context, with: response, exchange: entry.exchange, from: .replacingHandler) {
-            entry.task.cancel()
-        }
+    private func deadlinePassed(_ exchange: ConnectionExchange<Context>) {
+        guard let dispatched = exchange.dispatched else { preconditionFailure("a deadline for a request never dispatched") }
+        var context = dispatched.context
+        let response = core.edge.deadlineExpired(dispatched.request, context: &context)
+        execute(exchange.machine.answer(response, from: .deadline), exchange, context: context)
     }
 
     /// The client closed its side (or the connection broke) while its request was being handled: nobody
@@ -167,28 +153,53 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
     /// starts for it), and the connection is closed without an answer. A half-close (`shutdown(SHUT_WR)`)
     /// counts as a hang-up: HTTP clients do not half-close while they wait for an answer, and nothing on
     /// the socket tells it from a close.
-    private func hungUp(_ key: UInt64, socket: Int32) {
-        // Only a hang-up of this request's connection, as the kernel sees it now.
-        guard pending[key]?.socket == socket, EventLoop.peerHungUp(socket), let entry = settle(key) else { return }
-        var context = entry.context
-        var response = core.clientHungUp(entry.request, &context)
-        // What `onAnswered` sees; the state machine drops the connection for a hang-up in any case.
-        response.dropConnection = true
-        if case .resumeAndCancelHandler = core.answer(entry.request, context, with: response, exchange: entry.exchange, from: .hangUp) {
-            entry.task.cancel()
+    private func hungUp(_ exchange: ConnectionExchange<Context>, socket: Int32) {
+        // As the kernel sees it now: an event epoll reported may be stale (see `EventLoop.peerHungUp`).
+        guard EventLoop.peerHungUp(socket), let dispatched = exchange.dispatched else { return }
+        var context = dispatched.context
+        // What the edge's `answered` sees; the state machine drops the connection for a hang-up.
+        let response = core.edge.clientHungUp(dispatched.request, context: &context)
+        execute(exchange.machine.answer(response, from: .hangUp), exchange, context: context)
+    }
+
+    /// Answers every request still running with `response(request, &context)`, which cancels its handler.
+    func answerAll(_ response: (ServerRequest, inout Context) -> ServerResponse) {
+        for exchange in Array(inFlight.values) {
+            guard let dispatched = exchange.dispatched else { preconditionFailure("a request in flight never dispatched") }
+            var context = dispatched.context
+            let answer = response(dispatched.request, &context)
+            execute(exchange.machine.answer(answer, from: .shutdown), exchange, context: context)
         }
     }
 
-    /// Answers every request still running with `response(request, &context)` and cancels its handler.
-    func answerAll(_ response: (ServerRequest, inout Context) -> ServerResponse) {
-        for key in Array(pending.keys) {
-            guard let entry = settle(key) else { continue }
-            var context = entry.context
-            let answer = response(entry.request, &context)
-            if case .resumeAndCancelHandler = core.answer(entry.request, context, with: answer, exchange: entry.exchange, from: .replacingHandler) {
-                entry.task.cancel()
-            }
+    /// Does what the exchange's state machine decided about a dispatched request's answer.
+    private func execute(_ action: ConnectionStateMachine.Action, _ exchange: ConnectionExchange<Context>, context: Context? = nil) {
+        switch action {
+        case .nothing, .dropLateAnswer:
+            break
+        case .deliver(let response, let cancelHandler):
+            guard let dispatched = settle(exchange) else { preconditionFailure("an answer delivered twice") }
+            core.edge.answered(dispatched.request, context: context ?? dispatched.context, response: response, elapsed: ContinuousClock.now - exchange.started)
+            MHD_resume_connection(exchange.connection)
+            scheduleRun()
+            // After the answer: a cancelled handler returns at once, and its answer must not win.
+            if cancelHandler { dispatched.task.cancel() }
+        case .abandonHandler:
+            settle(exchange)?.task.cancel()
+        case .discardBody, .answerRefusal, .answerOversized, .suspendAndDispatch, .queueAnswer, .closeConnection:
+            preconditionFailure("\(action) is not an answer's action")
         }
+    }
+
+    /// Takes a request out of the ones in flight: its deadline timer is cancelled and its socket no longer
+    /// watched, before anything resumes the connection (libmicrohttpd may close the socket, and the kernel
+    /// reuse its number, on its next run; a watch left behind would then report another connection).
+    @discardableResult
+    private func settle(_ exchange: ConnectionExchange<Context>) -> ConnectionExchange<Context>.Dispatched? {
+        guard inFlight.removeValue(forKey: ObjectIdentifier(exchange)) != nil, let dispatched = exchange.dispatched else { return nil }
+        loop.cancel(dispatched.deadline)
+        if dispatched.socket >= 0 { loop.unwatch(dispatched.socket) }
+        return dispatched
     }
 
     /// Stops accepting: new connections go to the other daemons sharing the port, or are refused.
@@ -201,7 +212,7 @@ final class LoopDaemon<Context: Sendable>: DaemonHooks, @unchecked Sendable {
     /// resumed by then: MHD forbids stopping with one suspended) and closes the listening socket.
     func stop() {
         guard let daemon else { return }
-        answerAll { core.shuttingDown($0, &$1) }
+        answerAll { core.edge.shuttingDown($0, context: &$1) }
         for _ in 0..<16 {
             MHD_run(daemon)
             if twobits_mhd_timeout(daemon) != 0 { break }

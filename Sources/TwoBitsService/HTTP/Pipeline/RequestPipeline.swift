@@ -4,53 +4,44 @@ import TwoBitsCrypto
 import WireFormats
 import Mechanisms
 
-/// The request pipeline: small stages in order, then the route's controller, the error envelope, and
-/// one log line and the request metrics, all reading one typed `RequestContext`.
+/// The request pipeline, all reading one typed `RequestContext`: at the server's edge (its `EdgePolicy`)
+/// the stages that need no body, the server's own answers and one log line and the request metrics for
+/// every answer sent; then, once the whole request has arrived, the middleware (rate limits) and the route's
+/// controller (`RouteResponder`), with the error envelope.
 ///
 /// The stages that need no body (routing, authentication, media type) run in the server's head check,
-/// before any body byte is read; the server (an `HTTPServer<RequestContext>`) carries their context on to
-/// the handler, its own answers and the access log, typed, so the route is matched once.
-/// The rest (rate limits) run when the whole request has arrived, just before the controller.
+/// before any body byte is read: they are no middleware, which runs only once the body has arrived. The
+/// server (an `HTTPServer<RequestContext>`) carries their context on to the middleware, the controller, its
+/// own answers and the access log, typed, so the route is matched once. The access log is no middleware
+/// either: it must see the answers the server gives in the controller's place (deadline, hang-up, shutdown).
 struct RequestPipeline: Sendable {
     let beforeBody: [any RequestStage]
-    let beforeHandler: [any RequestStage]
+    let limits: AppleCallLimits
     let metrics: MetricsRegistry
     let logger: LogWriter
 
     init(table: RouteTable, authenticator: ClientAuthenticator, limits: AppleCallLimits, metrics: MetricsRegistry,
          logger: LogWriter) {
         beforeBody = [RoutingStage(table: table), AuthenticationStage(authenticator: authenticator), MediaTypeStage()]
-        beforeHandler = [RateLimitStage(limits: limits)]
+        self.limits = limits
         self.metrics = metrics
         self.logger = logger
     }
 
+    /// What runs once the whole request has arrived, in order, before the controller.
+    var middleware: [any Middleware<RequestContext>] { [RateLimitMiddleware(limits: limits, pipeline: self)] }
+
+    /// The route's controller, at the end of the middleware.
+    var responder: RouteResponder { RouteResponder(pipeline: self) }
+
     /// The server's head check: runs the stages that need no body; an answer refuses the request.
-    func head(_ request: ServerRequest, _ context: inout RequestContext) -> ServerResponse? {
+    func checkHead(_ request: ServerRequest, context: inout RequestContext) -> ServerResponse? {
         do throws(APIError) {
             for stage in beforeBody { try stage.admit(request, &context) }
             return nil
         } catch {
             return answer(error, context)
         }
-    }
-
-    /// The server's handler: the remaining stages, then the controller.
-    /// The context is the one the head check filled in (the server runs it on every request it hands here).
-    func handle(_ request: ServerRequest, _ admitted: RequestContext) async -> ServerResponse {
-        var context = admitted
-        context.deadline = request.deadline
-        let response: ServerResponse
-        do throws(APIError) {
-            for stage in beforeHandler { try stage.admit(request, &context) }
-            guard let entry = context.entry else { throw .notFound }
-            var http = request
-            http.parameters = context.parameters
-            response = try await entry.handler(APIRequest(http: http, context: context))
-        } catch {
-            return answer(error, context)
-        }
-        return framed(response, context)
     }
 
     /// An error in the envelope, logged when it carries a detail for operators.
@@ -84,12 +75,12 @@ struct RequestPipeline: Sendable {
     }
 
     /// The context the server makes from each request's head, before any check answers it.
-    func newContext(for request: ServerRequest) -> RequestContext {
-        RequestContext(requestID: Self.requestID(from: request))
+    func makeContext(for head: ServerRequest) -> RequestContext {
+        RequestContext(requestID: Self.requestID(from: head))
     }
 
     /// One log line and the request counter, for the answer the client actually got.
-    func record(_ http: ServerRequest, _ context: RequestContext, _ response: ServerResponse, elapsed: Duration) {
+    func answered(_ http: ServerRequest, context: RequestContext, response: ServerResponse, elapsed: Duration) {
         let route = context.route
         let milliseconds = elapsed.inMilliseconds
         metrics.increment(.httpRequests, route, String(response.status))
