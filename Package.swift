@@ -87,6 +87,8 @@ let package = Package(
         .target(name: "DeviceCheckModel", dependencies: ["DeviceDomain", "TwoBitsCrypto"], swiftSettings: layered),
         .target(name: "AppleDeviceCheckClient", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "OutboundHTTP", "Locking", "Mechanisms"],
                 swiftSettings: layered),
+        // The emulator writes App Attest's formats and reads back only receipts its own signer made: it needs none of
+        // App Attest's verifiers, which are checked against it.
         .target(name: "Sandbox", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "HTTPServer", "Locking", "AppAttestFormats"], swiftSettings: layered),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
