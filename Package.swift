@@ -162,8 +162,11 @@ let package = Package(
             "AppAttest",
         ]),
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheckModel", "AppleDeviceCheckClient", "Sandbox", "Ledger", "SQLiteLedger", "Locking", "ChildProcess", "SeededRandom", "TestSupport"]),
-        .testTarget(name: "AppAttestFormatsTests", dependencies: ["AppAttestFormats"]),
-        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats", "SeededRandom", "Sandbox", "TestVectors"]),
+        // The real captures of Tests/Fixtures/AppAttest, read with App Attest's formats alone.
+        .target(name: "AppAttestFixtures", dependencies: ["AppAttestFormats", "WireFormats"], path: "Tests/AppAttestFixtures"),
+        // The formats alone: CBOR, authenticator data (on the real captures), receipt times.
+        .testTarget(name: "AppAttestFormatsTests", dependencies: ["AppAttestFormats", "AppAttestFixtures", "SeededRandom"]),
+        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "AppAttestFixtures", "TwoBitsCrypto", "WireFormats", "SeededRandom", "Sandbox", "TestVectors"]),
         // The sandbox as strict as Apple (raw HTTP, no Apple client), its control API, and its simulated App Attest devices
         // checked by the product's verifiers.
         .testTarget(name: "SandboxTests", dependencies: [
