@@ -76,19 +76,27 @@ let package = Package(
         // The shared ledger for replicas: PostgreSQL through libpq, a bounded pool of connections on threads of their own.
         .target(name: "PostgresLedger", dependencies: ["CPostgres", "Ledger", "Locking", "Mechanisms"], swiftSettings: layered),
 
-        // Layer 2: Apple's DeviceCheck API: its model (no curl, no event loops: what Policy, UseCases and the
+        // Layer 2: App Attest's formats, what a verifier and an emulator of Apple both read and write: a strict CBOR
+        // decoder and its encoder, authenticator data, app ids and environments (AAGUIDs), the failures' vocabulary,
+        // receipt payloads (parsed and encoded), times and signature forms, the certificates' extension OIDs. No trust
+        // decision: the verifiers are AppAttest's, above.
+        .target(name: "AppAttestFormats", dependencies: ["DeviceDomain", "TwoBitsCrypto", "WireVocabulary"], swiftSettings: layered),
+        // Apple's DeviceCheck API: its model (no curl, no event loops: what Policy, UseCases and the
         // sandbox share; DeviceToken and its digest over DeviceDomain's values, which it re-exports), the client that calls Apple over OutboundHTTP, and an emulator of Apple.
         // Neither module is named DeviceCheck: an app importing Apple's framework as well could not build.
         .target(name: "DeviceCheckModel", dependencies: ["DeviceDomain", "TwoBitsCrypto"], swiftSettings: layered),
         .target(name: "AppleDeviceCheckClient", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "OutboundHTTP", "Locking", "Mechanisms"],
                 swiftSettings: layered),
-        .target(name: "Sandbox", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "HTTPServer", "Locking", "AppAttest"], swiftSettings: layered),
+        // The emulator writes App Attest's formats and reads back only receipts its own signer made: it needs none of
+        // App Attest's verifiers, which are checked against it.
+        .target(name: "Sandbox", dependencies: ["DeviceCheckModel", "TwoBitsCrypto", "WireFormats", "HTTPServer", "Locking", "AppAttestFormats"], swiftSettings: layered),
 
         // Layer 3: what the bits mean, and the fallback-tier tokens. No curl, no MHD here.
         .target(name: "Policy", dependencies: ["DeviceCheckModel", "Ledger", "WireVocabulary"], swiftSettings: layered),
         .target(name: "TokenSigning", dependencies: ["TwoBitsCrypto", "WireFormats", "WireVocabulary"], swiftSettings: layered),
-        // App Attest's verification core: a strict CBOR decoder, attestation and assertion verifiers. Stateless.
-        .target(name: "AppAttest", dependencies: ["DeviceDomain", "TwoBitsCrypto", "WireFormats", "WireVocabulary"], swiftSettings: layered),
+        // App Attest's verification core: the attestation, assertion and receipt verifiers, Apple's roots. Stateless.
+        // Re-exports AppAttestFormats, whose values its API speaks in.
+        .target(name: "AppAttest", dependencies: ["AppAttestFormats", "TwoBitsCrypto", "WireFormats"], swiftSettings: layered),
 
         // Layer 4: the use cases (claims with their idempotency protocol, token exchange, debug secrets, the
         // key ring). Domain outcomes and errors only: no HTTP, no metrics, no logs.
@@ -136,7 +144,7 @@ let package = Package(
         // or in process), each closed by a scoped `withSandbox { … }` / `withService { … }` whatever the test body does.
         .target(name: "TestSupport", dependencies: [
             "TwoBitsService", "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "HTTPServer", "TokenSigning", "TwoBitsCrypto", "WireFormats", "Locking",
-            "UseCases",
+            "UseCases", "AppAttest",
         ], path: "Tests/TestSupport"),
         .testTarget(name: "WireVocabularyTests", dependencies: ["WireVocabulary"]),
         .testTarget(name: "WireFormatsTests", dependencies: ["WireFormats"]),
@@ -151,10 +159,15 @@ let package = Package(
         // The Apple client against the sandbox, and the parsers against Python's.
         .testTarget(name: "AppleDeviceCheckClientTests", dependencies: [
             "AppleDeviceCheckClient", "DeviceCheckModel", "Sandbox", "OutboundHTTP", "TwoBitsCrypto", "WireFormats", "Locking", "ChildProcess", "SeededRandom", "TestSupport",
+            "AppAttest",
         ]),
         // The rules alone: values in, decisions out (no store, no Apple client).
         .testTarget(name: "PolicyTests", dependencies: ["Policy", "DeviceCheckModel", "Ledger"]),
-        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "TwoBitsCrypto", "WireFormats", "SeededRandom", "Sandbox", "TestVectors"]),
+        // The real captures of Tests/Fixtures/AppAttest, read with App Attest's formats alone.
+        .target(name: "AppAttestFixtures", dependencies: ["AppAttestFormats", "WireFormats"], path: "Tests/AppAttestFixtures"),
+        // The formats alone: CBOR, authenticator data (on the real captures), receipt times.
+        .testTarget(name: "AppAttestFormatsTests", dependencies: ["AppAttestFormats", "AppAttestFixtures", "SeededRandom"]),
+        .testTarget(name: "AppAttestTests", dependencies: ["AppAttest", "AppAttestFixtures", "TwoBitsCrypto", "WireFormats", "SeededRandom", "Sandbox", "TestVectors"]),
         // The sandbox as strict as Apple (raw HTTP, no Apple client), its control API, and its simulated App Attest devices
         // checked by the product's verifiers.
         .testTarget(name: "SandboxTests", dependencies: [

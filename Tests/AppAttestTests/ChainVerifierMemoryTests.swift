@@ -1,4 +1,5 @@
 import AppAttest
+import AppAttestFixtures
 import Foundation
 import Testing
 import TwoBitsCrypto

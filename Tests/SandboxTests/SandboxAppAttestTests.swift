@@ -1,6 +1,7 @@
 import AppAttest
 import Foundation
 @testable import Sandbox
+import TestSupport
 import Testing
 import TwoBitsCrypto
 

@@ -5,6 +5,7 @@ import Ledger
 import Locking
 import Policy
 @testable import Sandbox
+import TestSupport
 import Testing
 import TokenSigning
 import TwoBitsCrypto

@@ -100,6 +100,7 @@ ALLOWED_SYSTEM_IMPORTS = {
     "SQLiteLedger": {"CSQLite", "Dispatch", "FoundationEssentials"} | OS,
     "PostgresLedger": {"CPostgres", "Dispatch", "FoundationEssentials"} | OS,
     "DeviceCheckModel": {"FoundationEssentials"},
+    "AppAttestFormats": {"FoundationEssentials"},
     "AppleDeviceCheckClient": {"FoundationEssentials"},
     "Sandbox": {"FoundationEssentials"},
     "Policy": {"FoundationEssentials"},
@@ -121,8 +122,11 @@ FORBIDDEN_DEPENDENCIES = {
     "DeviceCheckModel": IO | {"EventLoops"},
     "Policy": IO,
     "UseCases": IO,
-    # The sandbox is a server (HTTPServer over MHD), and stands in for Apple without the client.
-    "Sandbox": IO - {"HTTPServer", "CMicroHTTPD", "CMicroHTTPDShims"},
+    # The sandbox is a server (HTTPServer over MHD), and stands in for Apple without the client, and without App
+    # Attest's verifiers: what it shares with them is the formats below both.
+    "Sandbox": IO - {"HTTPServer", "CMicroHTTPD", "CMicroHTTPDShims"} | {"AppAttest"},
+    # What an App Attest verifier and an emulator of Apple both read and write: no I/O, no verifier, no emulator.
+    "AppAttestFormats": IO | {"EventLoops", "AppAttest", "Sandbox"},
 }
 
 # The wire's vocabulary (error codes, reasons, tiers, field names, base64url) sits below every layer, the
@@ -560,7 +564,7 @@ DOMAIN_LITERALS_ALLOWED = {
     ("Sources/Sandbox/Apple/AppleSandbox+AttestationData.swift", "production"),
     ("Sources/Sandbox/Receipts/SimulatedAppAttestKey+Receipts.swift", "production"),
     # The name of the iOS 27 validation category 3, shown by the admin API and the CLI.
-    ("Sources/AppAttest/Attestation/ValidationCategory.swift", "development"),
+    ("Sources/AppAttestFormats/AuthenticatorData/ValidationCategory.swift", "development"),
     # twobits_manual_bans_total's `action` label (docs/operations.md), not the audit trail's action.
     ("Sources/TwoBitsService/Controllers/AdminController.swift", "ban"),
     ("Sources/TwoBitsService/Controllers/AdminController.swift", "unban"),

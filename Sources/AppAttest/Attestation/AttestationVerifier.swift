@@ -15,9 +15,9 @@ public struct AttestationVerifier: Sendable {
     public let receiptCheck: AttestationReceiptCheck?
 
     /// The OID of the credential certificate's nonce extension.
-    public static let nonceExtensionOID = "1.2.840.113635.100.8.2"
+    public static let nonceExtensionOID = AppAttestCertificateExtension.nonceOID
     /// The DER around the nonce in that extension: SEQUENCE { [1] { OCTET STRING (32) } }.
-    static let nonceExtensionPrefix = Data([0x30, 0x24, 0xA1, 0x22, 0x04, 0x20])
+    static let nonceExtensionPrefix = AppAttestCertificateExtension.noncePrefix
 
     /// - Parameter chainVerifier: the trust anchors; Apple's App Attestation root unless a test says otherwise.
     public init(appIDs: [AppID], environment: AppAttestEnvironment,

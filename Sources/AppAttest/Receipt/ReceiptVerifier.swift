@@ -8,7 +8,7 @@ public struct ReceiptVerifier: Sendable {
     public let chainVerifier: CertificateChainVerifier
 
     /// The extension marking Apple's receipt signing certificates (`Application Attestation Fraud Receipt Signing`).
-    public static let receiptSignerOID = "1.2.840.113635.100.12.15"
+    public static let receiptSignerOID = AppAttestCertificateExtension.receiptSignerOID
     /// How old a receipt just received from Apple may be (Apple's step 5: five minutes).
     public static let freshness: TimeInterval = 300
 
@@ -80,11 +80,9 @@ public struct ReceiptVerifier: Sendable {
         return VerifiedReceipt(payload)
     }
 
-    /// A receipt of September 2020 carried signed attributes whose signature covers the raw payload: accepted
-    /// only when its message digest attribute is SHA-256 of that payload and the signature verifies over it.
+    /// Apple's September 2020 form (`ReceiptSignatureForm.signedAttributesOverPayload`): attributes whose
+    /// signature covers the raw payload, accepted only with a message digest attribute equal to its SHA-256.
     static func signatureCoversPayload(_ signed: CMSSignedData, signer: X509Certificate) -> Bool {
-        guard let digest = signed.messageDigestAttribute, digest == SHA256Digest.hash(signed.content) else { return false }
-        guard let point = try? signer.p256PublicPoint(), let key = try? P256PublicKey(uncompressedPoint: point) else { return false }
-        return key.verifyDER(signature: signed.signature, message: signed.content)
+        ReceiptSignatureForm.signatureCoversPayload(signed, signer: signer)
     }
 }

@@ -1,4 +1,4 @@
-import AppAttest
+import AppAttestFormats
 public import FoundationEssentials
 public import TwoBitsCrypto
 import WireFormats
@@ -47,11 +47,8 @@ public final class AppAttestAuthority: Sendable {
     func x5c(for key: P256PublicKey, keyID: Data, nonce: Data, notBefore: Date, rogue: Bool) -> [Data] {
         let leaf = try! X509CertificateBuilder(
             commonName: keyID.hexString, serial: UInt64.random(in: 3...UInt64(Int64.max)), notBefore: notBefore, notAfter: notBefore + 3 * 86_400,
-            isCA: false, extensions: [(AttestationVerifier.nonceExtensionOID, Self.nonceExtensionPrefix + nonce)])
+            isCA: false, extensions: [(AppAttestCertificateExtension.nonceOID, AppAttestCertificateExtension.noncePrefix + nonce)])
             .issue(subjectKey: key, issuer: rogue ? rogueIntermediate : intermediate, issuerKey: rogue ? rogueKey : intermediateKey)
         return [leaf.der, (rogue ? rogueIntermediate : intermediate).der]
     }
-
-    /// SEQUENCE { [1] { OCTET STRING (32) } } around the nonce, as in Apple's credential certificates.
-    static let nonceExtensionPrefix = Data([0x30, 0x24, 0xA1, 0x22, 0x04, 0x20])
 }

@@ -1,4 +1,4 @@
-public import AppAttest
+public import AppAttestFormats
 public import FoundationEssentials
 public import TwoBitsCrypto
 
@@ -13,7 +13,7 @@ public final class ReceiptAuthority: Sendable {
     private let rootKey = P256PrivateKey.generate()
     private let intermediateKey = P256PrivateKey.generate()
     private let signerKey = P256PrivateKey.generate()
-    /// The trust anchor to give a `ReceiptVerifier` (`twobits app-attest receipt --root`).
+    /// The trust anchor to give a receipt verifier (`twobits app-attest receipt --root`).
     public let root: X509Certificate
     public let intermediate: X509Certificate
     public let signer: X509Certificate
@@ -37,18 +37,19 @@ public final class ReceiptAuthority: Sendable {
         // The marker extension's value is ASN.1 NULL in Apple's certificates.
         signer = try! X509CertificateBuilder(commonName: "Application Attestation Fraud Receipt Signing", serial: 3, notBefore: now - 30 * 86_400,
                                              notAfter: now - 30 * 86_400 + Self.signerValidity, isCA: false,
-                                             extensions: signerMarker ? [(ReceiptVerifier.receiptSignerOID, Data([0x05, 0x00]))] : [])
+                                             extensions: signerMarker ? [(AppAttestCertificateExtension.receiptSignerOID, Data([0x05, 0x00]))] : [])
             .issue(subjectKey: signerKey.publicKey, issuer: intermediate, issuerKey: intermediateKey)
         signerIssuerAndSerial = Self.issuerAndSerial(of: signer.der)
         // The root was built above; a verifier over it cannot fail to build.
-        verifier = try! ReceiptVerifier(root: root)
+        chainVerifier = try! CertificateChainVerifier(roots: [root])
     }
 
     /// The root as PEM (`GET /sandbox/v1/app-attest/receipt-root.pem`).
     public var rootPEM: String { root.pem }
 
-    /// A verifier trusting this root alone (built once: it remembers the intermediate).
-    public let verifier: ReceiptVerifier
+    /// A chain verifier trusting this root alone (built once: it remembers the intermediate), for a receipt
+    /// verifier of the sandbox's receipts (`ReceiptVerifier(chainVerifier:)`).
+    public let chainVerifier: CertificateChainVerifier
 
     /// Signs `payload` into a receipt: CMS signed-data, BER, indefinite lengths, the payload in 1,000-byte chunks.
     /// `messageDigest` replaces the attribute's SHA-256 of the payload (tests of a forged attribute).

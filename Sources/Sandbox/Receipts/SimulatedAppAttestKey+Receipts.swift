@@ -1,4 +1,4 @@
-import AppAttest
+import AppAttestFormats
 import FoundationEssentials
 import TwoBitsCrypto
 

@@ -1,40 +1,41 @@
-import AppAttest
+import AppAttestFormats
 import Foundation
 import WireFormats
 
-/// One real capture from Tests/Fixtures/AppAttest (see its README for the sources).
-struct AppAttestFixture: CustomStringConvertible, Sendable {
-    struct Assertion: Sendable {
-        let assertion: Data
-        let clientData: Data
-        let counterBefore: UInt32
-        let counterAfter: UInt32
+/// One real capture from Tests/Fixtures/AppAttest (see its README for the sources), read with App Attest's formats
+/// alone: the formats' suites and the verifiers' share it.
+public struct AppAttestFixture: CustomStringConvertible, Sendable {
+    public struct Assertion: Sendable {
+        public let assertion: Data
+        public let clientData: Data
+        public let counterBefore: UInt32
+        public let counterAfter: UInt32
     }
 
-    let name: String
-    let appID: AppID
-    let keyID: Data?
-    let clientDataHash: Data?
-    let attestation: Data?
-    let verifyAt: Date?
-    let environment: AppAttestEnvironment?
-    let publicKey: Data?
-    let assertions: [Assertion]
+    public let name: String
+    public let appID: AppID
+    public let keyID: Data?
+    public let clientDataHash: Data?
+    public let attestation: Data?
+    public let verifyAt: Date?
+    public let environment: AppAttestEnvironment?
+    public let publicKey: Data?
+    public let assertions: [Assertion]
 
-    var description: String { name }
+    public var description: String { name }
 
-    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/AppAttest")
+    public static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fixtures/AppAttest")
 
-    static let names: [String] = {
+    public static let names: [String] = {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
     }()
 
     /// The fixtures with an attestation.
-    static let attestationNames: [String] = names.filter { load($0).attestation != nil }
+    public static let attestationNames: [String] = names.filter { load($0).attestation != nil }
 
-    static func load(_ name: String) -> AppAttestFixture {
+    public static func load(_ name: String) -> AppAttestFixture {
         let url = directory.appendingPathComponent(name + ".json")
         guard let data = try? Data(contentsOf: url),
               let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { fatalError("cannot read \(url.path)") }
@@ -58,23 +59,11 @@ struct AppAttestFixture: CustomStringConvertible, Sendable {
             publicKey: hex("public_key"),
             assertions: assertions)
     }
-
-    func attestationVerifier(appIDs: [AppID]? = nil, environment: AppAttestEnvironment? = nil) -> AttestationVerifier {
-        AttestationVerifier(appIDs: appIDs ?? [appID], environment: environment ?? self.environment!)
-    }
-
-    /// Verifies the attestation as captured, at its fixed time.
-    func verifyAttestation(_ object: Data? = nil, keyID: Data? = nil, clientDataHash: Data? = nil, at: Date? = nil,
-                           appIDs: [AppID]? = nil, environment: AppAttestEnvironment? = nil) throws(AppAttestFailure) -> VerifiedAttestation {
-        try attestationVerifier(appIDs: appIDs, environment: environment)
-            .verify(attestationObject: object ?? attestation!, keyID: keyID ?? self.keyID!, clientDataHash: clientDataHash ?? self.clientDataHash!,
-                    at: at ?? verifyAt!)
-    }
 }
 
 extension Data {
     /// A copy with the byte at `index` XORed with `mask`.
-    func flipping(_ index: Int, mask: UInt8 = 0x01) -> Data {
+    public func flipping(_ index: Int, mask: UInt8 = 0x01) -> Data {
         var copy = self
         copy[copy.startIndex + index] ^= mask
         return copy

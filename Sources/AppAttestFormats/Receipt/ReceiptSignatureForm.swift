@@ -1,4 +1,5 @@
-/// How the sandbox signs a receipt's payload.
+/// The forms a receipt's CMS signature has taken (Apple's since late 2020, RFC 5652's, Apple's of September
+/// 2020): the sandbox signs in each, the verifier accepts each.
 public enum ReceiptSignatureForm: Sendable, CaseIterable {
     /// As Apple's receipts since late 2020: no signed attributes, the signature over the payload.
     case plain

@@ -1,4 +1,5 @@
-import AppAttest
+import AppAttestFixtures
+import AppAttestFormats
 import Foundation
 import Testing
 

@@ -1,4 +1,4 @@
-import AppAttest
+import AppAttestFormats
 import Foundation
 import Testing
 
