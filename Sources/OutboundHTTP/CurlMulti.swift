@@ -66,17 +66,16 @@ final class CurlMulti {
         if transfer.cancelled { transfer.finish(.failure(.cancelled)); return }
         transfer.attach(to: self)
         if transfer.https {
-            var host = hosts[transfer.origin] ?? HostStreams()
-            let admitted = host.admit(ObjectIdentifier(transfer), streamsPerConnection: Self.streamsPerConnection,
-                                      maxConnections: maxConnectionsPerHost)
+            // In place (the subscript with a default): a copy of the host's state would copy its queue of waiting calls.
+            let admitted = hosts[transfer.origin, default: HostStreams()].admit(
+                ObjectIdentifier(transfer), streamsPerConnection: Self.streamsPerConnection, maxConnections: maxConnectionsPerHost)
             if !admitted {
                 transfer.waitingSince = .now
-                host.wait(transfer)
+                hosts[transfer.origin, default: HostStreams()].wait(transfer)
                 // Its timeout holds while it waits, even if no stream frees up before (a few ms late: the loop clock is not ContinuousClock).
                 _ = loop.schedule(in: .milliseconds(transfer.timeoutMilliseconds + 5)) { [weak self] in self?.expireWaitingCalls() }
+                return
             }
-            hosts[transfer.origin] = host
-            guard admitted else { return }
         }
         startAdmitted(transfer)
     }

@@ -139,11 +139,25 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     /// `scheme://authority` of `url`, lower-cased (what curl's connection cache keys connections by, near enough).
+    /// Only the origin is lower-cased, and only when it has upper-case letters: every call computes this.
     static func origin(of url: String) -> String {
-        let lower = url.lowercased()
-        let scheme = lower.hasPrefix("https://") ? "https://" : lower.hasPrefix("http://") ? "http://" : ""
-        let rest = lower.dropFirst(scheme.count)
-        return scheme + rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let bytes = url.utf8
+        let schemeLength = hasASCIIPrefix(bytes, "https://") ? 8 : hasASCIIPrefix(bytes, "http://") ? 7 : 0
+        let rest = bytes.dropFirst(schemeLength)
+        let end = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
+        // Configured URLs are lower-case ASCII: then there is nothing to fold.
+        let folded = bytes[..<end].contains { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) }
+        return folded ? url[..<end].lowercased() : String(url[..<end])
+    }
+
+    /// Whether `bytes` begin with `prefix` (lower-case ASCII), ignoring ASCII case.
+    private static func hasASCIIPrefix(_ bytes: String.UTF8View, _ prefix: StaticString) -> Bool {
+        guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
+        let expected = UnsafeBufferPointer(start: prefix.utf8Start, count: prefix.utf8CodeUnitCount)
+        return zip(bytes, expected).allSatisfy { (byte: UInt8, lower: UInt8) -> Bool in
+            let folded: UInt8 = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            return folded == lower
+        }
     }
 
     /// Whether a call waiting for a stream still has time left (one not waiting always has).

@@ -56,4 +56,14 @@ import Testing
         host.finished(calls[0], http1: true)
         for call in calls.dropFirst() { #expect(Self.take(&host, call, streamsPerConnection: 1, maxConnections: 1)) }
     }
+
+    /// The key calls share connections by: the URL's scheme and authority, lower-cased, nothing after them.
+    @Test func theOriginIsTheLowerCasedSchemeAndAuthority() {
+        #expect(CurlTransfer.origin(of: "https://api.development.devicecheck.apple.com/v1/query_two_bits") == "https://api.development.devicecheck.apple.com")
+        #expect(CurlTransfer.origin(of: "HTTPS://API.DeviceCheck.Apple.com:443/v1/Update_Two_Bits") == "https://api.devicecheck.apple.com:443")
+        #expect(CurlTransfer.origin(of: "http://127.0.0.1:8081?x=/y") == "http://127.0.0.1:8081")
+        #expect(CurlTransfer.origin(of: "Https://Bücher.example#frag") == "https://bücher.example")
+        #expect(CurlTransfer.origin(of: "ftp://Host/path") == "ftp:")
+        #expect(CurlTransfer.origin(of: "http:/") == "http:")
+    }
 }

@@ -98,6 +98,11 @@ class Server:
     def claim(self, token):
         return self.post(f"/v1/promotions/{PROMOTION}/claim", {"device_token": token}, "marketing")
 
+    def audit_events(self):
+        answer = http("GET", self.url + "/v1/admin/audit?limit=500", headers={"Authorization": "Bearer " + self.deployment.api_keys["ops"]})
+        assert answer.status == 200, answer
+        return answer.json["events"]
+
     def metrics(self):
         return http("GET", self.url + "/metrics", headers={"Authorization": "Bearer " + self.deployment.api_keys["ops"]}).raw.decode()
 
@@ -440,6 +445,28 @@ def test_a_stream_reset_mid_call_is_retried(world, servers):
     assert re.search(r'twobits_apple_calls_total\{endpoint="query_two_bits",outcome="connection_failed"\} 1', metrics), metrics
     statuses = [e["status"] for e in server.requests()]
     assert statuses.count("444") == 1, statuses
+
+
+def test_an_update_reset_mid_stream_is_of_unknown_outcome_never_a_clean_failure(world, servers):
+    """Every update is reset mid-stream once its request is in (validate and query are answered): Apple may have
+    written, so the claim fails as Apple unavailable with its write recorded `unknown`, never `failed` (a clean
+    failure would let the next claim treat the device as unwritten without asking Apple). Retried updates keep
+    that: a later attempt's failure says nothing of the first one's."""
+    deployment, _ = world
+    server = servers("reset_update", threads=1).start()
+    device, token = device_token(world)
+    before = len(server.requests())
+    claimed = server.claim(token)
+    assert claimed.status == 503 and claimed.error_code == "apple_unavailable", (claimed, server.log_path.read_text()[-1500:])
+    updates = [e for e in new_entries(server, before, at_least=2) if e["uri"] == "/v1/update_two_bits"]
+    assert updates and all(e["status"] == "444" and e["protocol"] == "HTTP/2.0" for e in updates), updates
+    # nginx reset every attempt before the sandbox saw it; the client cannot know that.
+    assert deployment.device(device)["updates"] == 0
+    events = [e for e in server.audit_events() if e["action"] == "promotion.claim"]
+    assert [e["result"] for e in events] == ["unknown"], events
+    metrics = server.metrics()
+    print(f"{len(updates)} update attempts reset;", [l for l in metrics.splitlines() if l.startswith("twobits_apple_calls_total")])
+    assert re.search(r'twobits_apple_calls_total\{endpoint="update_two_bits",outcome="connection_failed"\} %d' % len(updates), metrics), metrics
 
 
 def apple_check(world, variant, apple):

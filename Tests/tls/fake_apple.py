@@ -21,6 +21,8 @@ runs on one machine do not meet):
                 requests (`keepalive_requests`)
   reset         the good certificate, HTTP/2; the first request of each connection is reset mid-stream (nginx's
                 `return 444`: RST_STREAM on HTTP/2, the connection closed on HTTP/1.1), the others are answered
+  reset_update  the good certificate, HTTP/2; every update (`/v1/update_two_bits`) is reset the same way once its
+                request headers are in (validate and query are answered): an update the client cannot know the outcome of
 
 TwoBits reaches a variant under the production names through `namespaced()`: the process runs in a private mount
 namespace (`unshare --mount`) in which /etc/hosts (and, if asked, the system's CA bundle) is a file of the test's,
@@ -53,7 +55,7 @@ APPLE_HOSTS = [
     "data.appattest.apple.com",
     "data-development.appattest.apple.com",
 ]
-VARIANTS = ["good", "http1", "expired", "self_signed", "wrong_host", "other_ca", "tls11", "weak_cipher", "stall", "goaway", "reset"]
+VARIANTS = ["good", "http1", "expired", "self_signed", "wrong_host", "other_ca", "tls11", "weak_cipher", "stall", "goaway", "reset", "reset_update"]
 REQUESTS_BEFORE_GOAWAY = 10
 STREAMS_PER_CONNECTION = 100
 # What nginx writes per request: enough to tell the host, the HTTP version and the TLS connection of each call, and
@@ -163,13 +165,13 @@ class FakeApple:
             raise RuntimeError("nginx is not installed (.ci/install-deps.sh --test)")
         self._start()
 
-    def _server(self, variant, certificate, http2=True, tls="", location=""):
+    def _server(self, variant, certificate, http2=True, tls="", location="", locations=""):
         return f"""
     server {{
         listen {self.address[variant]}:443 ssl{" http2" if http2 else ""};
         server_name {" ".join(APPLE_HOSTS)};{tls}
         ssl_certificate {self.certs / (certificate + ".pem")};
-        ssl_certificate_key {self.certs / (certificate + ".key")};
+        ssl_certificate_key {self.certs / (certificate + ".key")};{locations}
         location / {{{location}
             proxy_pass http://sandbox;
             proxy_http_version 1.1;
@@ -192,6 +194,7 @@ class FakeApple:
             self._server("weak_cipher", "good", tls="\n        ssl_protocols TLSv1.2;\n        ssl_ciphers ECDHE-ECDSA-AES128-SHA;"),
             self._server("goaway", "good", tls=f"\n        keepalive_requests {REQUESTS_BEFORE_GOAWAY};"),
             self._server("reset", "good", location="\n            if ($connection_requests = 1) { return 444; }"),
+            self._server("reset_update", "good", locations="\n        location = /v1/update_two_bits { return 444; }"),
         ])
         user = "user root;" if os.geteuid() == 0 else ""
         return f"""# Written by Tests/tls/fake_apple.py; nginx runs in the foreground as the test's own process.
