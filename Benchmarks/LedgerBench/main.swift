@@ -107,11 +107,12 @@ do throws(StorageError) {
         }
         try await measure(mode: mode, operation: "intent", ops: ops) { i throws(StorageError) in
             let id = "\(run)-intent-\(i)"
-            let event = AuditEvent(client: "marketing", action: .promotionClaim, subject: "spring", bitsBefore: "never-set",
-                                   bitsAfter: "(1,0)@2026-11", result: .pending, tokenPrefix: "0123456789ab")
-            try await ledger.recordWriteIntent(WriteIntent(id: id, tokenPrefix: "0123456789ab", bits: Bits(bit0: true, bit1: false), month: YearMonth(year: 2026, month: 11)!,
+            let written = BitState(bits: Bits(bit0: true, bit1: false), lastUpdated: YearMonth(year: 2026, month: 11)!)
+            let event = AuditEvent(client: "marketing", action: .promotionClaim, subject: "spring", bitsBefore: .neverSet,
+                                   bitsAfter: .state(written), result: .pending, tokenPrefix: "0123456789ab")
+            try await ledger.recordWriteIntent(WriteIntent(id: id, tokenPrefix: "0123456789ab", bits: written.bits, month: written.lastUpdated,
                                                      successResult: .ok, event: event))
-            try await ledger.resolveWriteIntent(id: id, result: .ok, bitsAfter: "(1,0)@2026-11", reason: nil, transactionID: "tx-\(i)")
+            try await ledger.resolveWriteIntent(id: id, result: .ok, bitsAfter: .state(written), reason: nil, transactionID: "tx-\(i)")
         }
         try await measure(mode: mode, operation: "idempotency", ops: ops) { i throws(StorageError) in
             let key = "\(run)-key-\(i)"

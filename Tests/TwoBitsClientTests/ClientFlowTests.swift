@@ -17,14 +17,14 @@ import TwoBitsCrypto
             let device = try await Device(h)
 
             let first = try await device.client.token(for: .strong, limitedUse: true)
-            #expect(first.tier == "appattest" && first.appAttestStatus == nil)
+            #expect(first.tier == .appattest && first.appAttestStatus == nil)
             #expect(claims(first)["tier"] as? String == "appattest" && claims(first)["sub"] as? String == "ios-test-install")
             let key = try #require(await device.keyStore.load())
             #expect(key.artifact?.hasPrefix("aa1.") == true)
             #expect(device.relay.calls("attest") == 1 && device.relay.calls("assert") == 0)
 
             let second = try await device.client.token(for: .strong, limitedUse: true)
-            #expect(second.tier == "appattest" && second.value != first.value)
+            #expect(second.tier == .appattest && second.value != first.value)
             #expect(device.relay.calls("attest") == 1 && device.relay.calls("assert") == 1)
             #expect(device.appAttest.calls(.generateKey) == 1)
             let shown = try await h.admin("GET", "v1/admin/app-attest/keys/\(key.artifact!)")
@@ -38,7 +38,7 @@ import TwoBitsCrypto
             _ = try await device.client.token(for: .strong)
             let payload = Data(#"{"amount":100}"#.utf8)
             let bound = try await device.client.token(for: .strong, payload: payload)
-            #expect(bound.tier == "appattest")
+            #expect(bound.tier == .appattest)
             let sent = try #require(device.relay.sentAssertions.last)
             let clientData = try JSONSerialization.jsonObject(with: Data(base64Encoded: sent.clientData)!) as! [String: String]
             #expect(clientData["challenge"] == sent.challenge)
@@ -59,7 +59,7 @@ import TwoBitsCrypto
             let tiers = await withTaskGroup(of: String.self) { group in
                 for _ in 0..<20 {
                     group.addTask {
-                        do { return try await device.client.token(for: .strong, limitedUse: true).tier } catch { return "\(error)" }
+                        do { return try await device.client.token(for: .strong, limitedUse: true).tier.rawValue } catch { return "\(error)" }
                     }
                 }
                 return await group.reduce(into: [String]()) { $0.append($1) }
@@ -82,7 +82,7 @@ import TwoBitsCrypto
             // The backup restored onto another iPhone: the key store came along, the Secure Enclave's key did not.
             let after = try await Device(h, keyStore: keyStore)
             let token = try await after.client.token(for: .strong, limitedUse: true)
-            #expect(token.tier == "appattest")
+            #expect(token.tier == .appattest)
             #expect(after.appAttest.calls(.generateAssertion) == 1 && after.appAttest.calls(.generateKey) == 1)
             let newKey = try #require(await keyStore.load())
             #expect(newKey.keyID != oldKey.keyID && newKey.artifact != nil && newKey.artifact != oldKey.artifact)
@@ -96,7 +96,7 @@ import TwoBitsCrypto
             device.appAttest.fail(.generateAssertion, with: .invalidKey)
             device.appAttest.fail(.attestKey, with: .invalidKey)
             let token = try await device.client.token(for: .any, limitedUse: true)
-            #expect(token.tier == "devicecheck" && token.appAttestStatus == .attestFailed)
+            #expect(token.tier == .devicecheck && token.appAttestStatus == .attestFailed)
             #expect(device.appAttest.calls(.generateKey) == 2)
         }
     }
@@ -105,7 +105,7 @@ import TwoBitsCrypto
         try await withHarness { h in
             let device = try await Device(h, appAttestSupported: false)
             let token = try await device.client.token(for: .any)
-            #expect(token.tier == "devicecheck" && token.appAttestStatus == .unsupported)
+            #expect(token.tier == .devicecheck && token.appAttestStatus == .unsupported)
             #expect(claims(token)["tier"] as? String == "devicecheck")
             #expect(device.appAttest.calls(.generateKey) == 0 && device.relay.calls("challenge") == 0)
             #expect(device.relay.sentExchanges.first?.appAttestStatus == .unsupported)
@@ -126,7 +126,7 @@ import TwoBitsCrypto
             let secret = try #require(created.json["debug_secret"] as? String, "\(created.json)")
             let simulator = try await Device(h, appAttestSupported: false, deviceCheckSupported: false) { $0.debugSecret = secret }
             let token = try await simulator.client.token(for: .any)
-            #expect(token.tier == "debug" && token.appAttestStatus == .unsupported)
+            #expect(token.tier == .debug && token.appAttestStatus == .unsupported)
         }
     }
 
@@ -169,7 +169,7 @@ import TwoBitsCrypto
             device.appAttest.fail(.attestKey, with: .serverUnavailable, count: 2)
 
             let throttled = try await device.client.token(for: .any, limitedUse: true)
-            #expect(throttled.tier == "devicecheck" && throttled.appAttestStatus == .throttled)
+            #expect(throttled.tier == .devicecheck && throttled.appAttestStatus == .throttled)
             #expect(device.appAttest.calls(.attestKey) == 1)
             // During the back-off App Attest is not asked again.
             clock.advance(by: 7)
@@ -186,7 +186,7 @@ import TwoBitsCrypto
             #expect(device.appAttest.calls(.attestKey) == 2)
             clock.advance(by: 2)
             let attested = try await device.client.token(for: .strong, limitedUse: true)
-            #expect(attested.tier == "appattest" && device.appAttest.calls(.attestKey) == 3)
+            #expect(attested.tier == .appattest && device.appAttest.calls(.attestKey) == 3)
             // The key generated before the throttling was kept and attested: no second key.
             #expect(device.appAttest.calls(.generateKey) == 1)
         }
@@ -203,7 +203,7 @@ import TwoBitsCrypto
             #expect(cached == first && device.relay.calls("challenge") == 1)
             clock.advance(by: 2)
             let refreshed = try await device.client.token(for: .strong)
-            #expect(refreshed.value != first.value && refreshed.tier == "appattest" && device.relay.calls("assert") == 1)
+            #expect(refreshed.value != first.value && refreshed.tier == .appattest && device.relay.calls("assert") == 1)
         }
     }
 
@@ -224,7 +224,7 @@ import TwoBitsCrypto
         try await withHarness(appAttest: false) { h in
             let device = try await Device(h)
             let token = try await device.client.token(for: .any)
-            #expect(token.tier == "devicecheck" && token.appAttestStatus == .notEnrolled)
+            #expect(token.tier == .devicecheck && token.appAttestStatus == .notEnrolled)
         }
     }
 
@@ -235,7 +235,7 @@ import TwoBitsCrypto
         try await withHarness(appAttestFields: #""rollout":40"#) { h in
             let outside = try await Device(h) { $0.installID = "abc" }
             let token = try await outside.client.token(for: .any)
-            #expect(token.tier == "devicecheck" && token.appAttestStatus == .notEnrolled)
+            #expect(token.tier == .devicecheck && token.appAttestStatus == .notEnrolled)
             #expect(outside.relay.sentChallenges == [ChallengeRequest(installID: "abc", purpose: .attestation)])
             #expect(outside.relay.calls("attest") == 0 && outside.appAttest.calls(.attestKey) == 0)
             #expect(outside.relay.sentExchanges.last?.appAttestStatus == .notEnrolled)
@@ -244,7 +244,7 @@ import TwoBitsCrypto
 
             let inside = try await Device(h)
             let strong = try await inside.client.token(for: .strong, limitedUse: true)
-            #expect(strong.tier == "appattest" && inside.relay.calls("attest") == 1)
+            #expect(strong.tier == .appattest && inside.relay.calls("attest") == 1)
             #expect(inside.relay.sentChallenges == [ChallengeRequest(installID: "ios-test-install", purpose: .attestation)])
         }
     }
@@ -256,7 +256,7 @@ import TwoBitsCrypto
             _ = try await device.client.token(for: .strong, limitedUse: true)
             device.relay.challengeInstallID = "abc"
             let asserted = try await device.client.token(for: .any, limitedUse: true)
-            #expect(asserted.tier == "appattest" && asserted.appAttestStatus == nil)
+            #expect(asserted.tier == .appattest && asserted.appAttestStatus == nil)
             #expect(device.relay.answeredChallenges.last?.enroll == false)
             #expect(device.relay.sentChallenges.last?.purpose == .assertion && device.relay.calls("assert") == 1)
         }
@@ -267,7 +267,7 @@ import TwoBitsCrypto
             let device = try await Device(h)
             device.appAttest.attestationFault = "wrong_nonce"
             let token = try await device.client.token(for: .any)
-            #expect(token.tier == "devicecheck" && token.appAttestStatus == .attestFailed)
+            #expect(token.tier == .devicecheck && token.appAttestStatus == .attestFailed)
         }
     }
 
@@ -277,7 +277,7 @@ import TwoBitsCrypto
             _ = try await device.client.token(for: .strong, limitedUse: true)
             device.appAttest.assertionFault = "bad_signature"
             let token = try await device.client.token(for: .any)
-            #expect(token.tier == "devicecheck" && token.appAttestStatus == .assertFailed)
+            #expect(token.tier == .devicecheck && token.appAttestStatus == .assertFailed)
         }
     }
 
@@ -286,7 +286,7 @@ import TwoBitsCrypto
             let device = try await Device(h)
             device.relay.appAttestUnreachable = true
             let token = try await device.client.token(for: .any)
-            #expect(token.tier == "devicecheck" && token.appAttestStatus == .network)
+            #expect(token.tier == .devicecheck && token.appAttestStatus == .network)
         }
     }
 
@@ -295,7 +295,7 @@ import TwoBitsCrypto
             #expect(try await h.fallbackReasonCount("unsupported") == 0)
             let unsupported = try await Device(h, appAttestSupported: false)
             let token = try await unsupported.client.token(for: .any)
-            #expect(token.tier == "devicecheck" && unsupported.relay.sentExchanges.first?.appAttestStatus == .unsupported)
+            #expect(token.tier == .devicecheck && unsupported.relay.sentExchanges.first?.appAttestStatus == .unsupported)
             #expect(try await h.fallbackReasonCount("unsupported") == 1)
 
             let offline = try await Device(h)
@@ -312,7 +312,7 @@ import TwoBitsCrypto
             relay.session = "session-of-alice"
             let device = try await Device(h, relay: relay)
             let alice = try await device.client.token(for: .any)
-            #expect(alice.tier == "appattest")
+            #expect(alice.tier == .appattest)
             #expect(claims(alice)["bnd"] as? String == SHA256Digest.hash(Data("session-of-alice".utf8)).base64URLEncodedString())
             #expect(try await h.verify(alice, binding: "session-of-alice")["valid"] as? Bool == true)
             let replayed = try await h.verify(alice, binding: "session-of-bob")
@@ -339,7 +339,7 @@ import TwoBitsCrypto
             fallbackRelay.session = "session-of-carol"
             let fallback = try await Device(h, appAttestSupported: false, relay: fallbackRelay)
             let carol = try await fallback.client.token(for: .any)
-            #expect(carol.tier == "devicecheck")
+            #expect(carol.tier == .devicecheck)
             #expect(try await h.verify(carol, binding: "session-of-carol")["valid"] as? Bool == true)
             #expect(try await h.verify(carol, binding: "session-of-dave")["reason"] as? String == "binding_mismatch")
             fallbackRelay.session = "session-of-dave"

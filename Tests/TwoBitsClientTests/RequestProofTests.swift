@@ -135,7 +135,7 @@ import TwoBitsClient
             request.httpBody = Self.body
             let meanwhile = TokenBox()
             let verdict = try await device.client.send(request) { signed in
-                meanwhile.task = Task { try await device.client.token(for: .strong, limitedUse: true).tier }
+                meanwhile.task = Task { try await device.client.token(for: .strong, limitedUse: true).tier.rawValue }
                 // Time enough for the token's two calls, were the queue not held.
                 try await Task.sleep(for: .milliseconds(400))
                 var headers: [String: String] = [:]

@@ -22,14 +22,14 @@ import TwoBitsClient
 
             let device = try await Device(h, relay: relay)
             let attested = try await device.client.token(for: .strong, limitedUse: true)
-            #expect(attested.tier == "appattest" && claims(attested)["sub"] as? String == "ios-test-install")
+            #expect(attested.tier == .appattest && claims(attested)["sub"] as? String == "ios-test-install")
             let asserted = try await device.client.token(for: .strong, limitedUse: true)
-            #expect(asserted.tier == "appattest" && asserted.value != attested.value)
+            #expect(asserted.tier == .appattest && asserted.value != attested.value)
             #expect(device.relay.calls("attest") == 1 && device.relay.calls("assert") == 1)
 
             let fallback = try await Device(h, appAttestSupported: false, relay: relay)
             let token = try await fallback.client.token(for: .any)
-            #expect(token.tier == "devicecheck" && token.appAttestStatus == .unsupported)
+            #expect(token.tier == .devicecheck && token.appAttestStatus == .unsupported)
             #expect(try await h.verify(token, binding: nil)["valid"] as? Bool == true)
         }
     }
@@ -146,7 +146,7 @@ extension URLSessionRelayTests {
             let device = try await Device(h, relay: fourCalls)
             let attested = try await device.client.token(for: .strong, limitedUse: true)
             let asserted = try await device.client.token(for: .strong, limitedUse: true)
-            #expect(attested.tier == "appattest" && asserted.tier == "appattest" && asserted.value != attested.value)
+            #expect(attested.tier == .appattest && asserted.tier == .appattest && asserted.value != attested.value)
             #expect(fourCalls.challengesAsked == 2 && device.relay.calls("challenge") == 2)
             let key = try #require(await device.keyStore.load())
             let shown = try await h.admin("GET", "v1/admin/app-attest/keys/\(key.artifact!)")
@@ -155,7 +155,7 @@ extension URLSessionRelayTests {
             let fallback = try await Device(h, appAttestSupported: false, relay: fourCalls)
             let token = try await fallback.client.token(for: .any)
             let verdict = try await h.verify(token, binding: nil)
-            #expect(token.tier == "devicecheck" && verdict["valid"] as? Bool == true)
+            #expect(token.tier == .devicecheck && verdict["valid"] as? Bool == true)
         }
     }
 }

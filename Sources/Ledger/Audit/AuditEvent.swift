@@ -11,9 +11,10 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     public var action: String
     /// Promotion id, install id, key id or debug-secret name.
     public var subject: String?
-    /// "(b0,b1)@YYYY-MM" or "never-set".
-    public var bitsBefore: String?
-    public var bitsAfter: String?
+    /// The device's bits as read before a write to Apple, stored as `(b0,b1)@YYYY-MM`, `… (stale)` or `never-set`.
+    public var bitsBefore: BitsSnapshot?
+    /// The bits written (nil for a write that did not happen), stored as `(b0,b1)@YYYY-MM`.
+    public var bitsAfter: BitsSnapshot?
     /// Stored as its raw value ("ok", "banned", "pending", "failed", "unknown"; docs/policy.md, "The audit trail").
     public var result: AuditResult
     public var reason: String?
@@ -22,8 +23,8 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     /// For writes to Apple: the id of the write intent recorded before the call.
     public var intentID: String?
 
-    public init(id: Int64 = 0, at: Date = Date(), client: String, action: String, subject: String? = nil, bitsBefore: String? = nil,
-                bitsAfter: String? = nil, result: AuditResult, reason: String? = nil, transactionID: String? = nil, tokenPrefix: String? = nil,
+    public init(id: Int64 = 0, at: Date = Date(), client: String, action: String, subject: String? = nil, bitsBefore: BitsSnapshot? = nil,
+                bitsAfter: BitsSnapshot? = nil, result: AuditResult, reason: String? = nil, transactionID: String? = nil, tokenPrefix: String? = nil,
                 intentID: String? = nil) {
         self.id = id
         self.at = at
@@ -40,8 +41,8 @@ public struct AuditEvent: Sendable, Equatable, Codable {
     }
 
     /// An event of one of the actions this build records.
-    public init(id: Int64 = 0, at: Date = Date(), client: String, action: AuditAction, subject: String? = nil, bitsBefore: String? = nil,
-                bitsAfter: String? = nil, result: AuditResult, reason: String? = nil, transactionID: String? = nil, tokenPrefix: String? = nil,
+    public init(id: Int64 = 0, at: Date = Date(), client: String, action: AuditAction, subject: String? = nil, bitsBefore: BitsSnapshot? = nil,
+                bitsAfter: BitsSnapshot? = nil, result: AuditResult, reason: String? = nil, transactionID: String? = nil, tokenPrefix: String? = nil,
                 intentID: String? = nil) {
         self.init(id: id, at: at, client: client, action: action.rawValue, subject: subject, bitsBefore: bitsBefore, bitsAfter: bitsAfter,
                   result: result, reason: reason, transactionID: transactionID, tokenPrefix: tokenPrefix, intentID: intentID)

@@ -6,7 +6,7 @@ public protocol WriteIntentStore: Sendable {
     /// Resolves an unresolved (`pending` or `unknown`) intent; a no-op for one already resolved. Any result
     /// but `unknown` forgets what was kept to settle it. `bitsAfter` replaces the intended bits (nil for a
     /// write that did not happen).
-    func resolveWriteIntent(id: String, result: AuditResult, bitsAfter: String?, reason: String?, transactionID: String?) async throws(StorageError)
+    func resolveWriteIntent(id: String, result: AuditResult, bitsAfter: BitsSnapshot?, reason: String?, transactionID: String?) async throws(StorageError)
     /// Intents still `unknown` for the device token with this short digest prefix, oldest first.
     func unknownWriteIntents(tokenPrefix: String, limit: Int) async throws(StorageError) -> [WriteIntent]
     /// At start-up: every intent still `pending` was left by a process that stopped before Apple answered;

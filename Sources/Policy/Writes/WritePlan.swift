@@ -20,8 +20,8 @@ public struct WritePlan: Sendable, Equatable {
     public init(id: String, token: DeviceToken, bits: Bits, before: DeviceMeaning, month: YearMonth, at: Date, audit: AuditEvent) {
         var event = audit
         event.at = at
-        event.bitsBefore = Self.describe(before)
-        event.bitsAfter = "\(bits)@\(month)"
+        event.bitsBefore = Self.snapshot(before)
+        event.bitsAfter = .state(BitState(bits: bits, lastUpdated: month))
         event.tokenPrefix = token.shortDigest
         event.result = .pending
         intent = WriteIntent(id: id, tokenPrefix: token.shortDigest, bits: bits, month: month, successResult: audit.result, event: event)
@@ -59,9 +59,9 @@ public struct WritePlan: Sendable, Equatable {
         return present.isEmpty ? nil : present.joined(separator: "; ")
     }
 
-    /// `(b0,b1)@YYYY-MM`, `… (stale)`, or `never-set`: the audit event's `bits_before`.
-    static func describe(_ meaning: DeviceMeaning) -> String {
-        guard let raw = meaning.raw else { return "never-set" }
-        return "\(raw)" + (meaning.stale ? " (stale)" : "")
+    /// The device as read, the audit event's `bits_before` (stored `(b0,b1)@YYYY-MM`, `… (stale)` or `never-set`).
+    static func snapshot(_ meaning: DeviceMeaning) -> BitsSnapshot {
+        guard let raw = meaning.raw else { return .neverSet }
+        return .state(raw, stale: meaning.stale)
     }
 }

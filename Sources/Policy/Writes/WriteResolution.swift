@@ -5,11 +5,11 @@ public import Ledger
 public struct WriteResolution: Sendable, Equatable {
     public let id: String
     public let result: AuditResult
-    public let bitsAfter: String?
+    public let bitsAfter: BitsSnapshot?
     public let reason: String?
     public let transactionID: String?
 
-    public init(id: String, result: AuditResult, bitsAfter: String?, reason: String?, transactionID: String?) {
+    public init(id: String, result: AuditResult, bitsAfter: BitsSnapshot?, reason: String?, transactionID: String?) {
         self.id = id
         self.result = result
         self.bitsAfter = bitsAfter

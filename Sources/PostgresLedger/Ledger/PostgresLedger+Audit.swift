@@ -36,8 +36,8 @@ extension PostgresLedger {
     }
 
     static func values(_ event: AuditEvent) -> [PostgresValue] {
-        [.ms(event.at), .text(event.client), .text(event.action), .optional(event.subject), .optional(event.bitsBefore),
-         .optional(event.bitsAfter), .text(event.result.rawValue), .optional(event.reason), .optional(event.transactionID),
+        [.ms(event.at), .text(event.client), .text(event.action), .optional(event.subject), .optional(event.bitsBefore?.description),
+         .optional(event.bitsAfter?.description), .text(event.result.rawValue), .optional(event.reason), .optional(event.transactionID),
          .optional(event.tokenPrefix), .optional(event.intentID)]
     }
 }

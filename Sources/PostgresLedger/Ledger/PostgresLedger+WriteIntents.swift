@@ -15,13 +15,13 @@ extension PostgresLedger {
                            .ms(at), .text(instance)])
     }
 
-    public func resolveWriteIntent(id: String, result: AuditResult, bitsAfter: String?, reason: String?, transactionID: String?) async throws(StorageError) {
+    public func resolveWriteIntent(id: String, result: AuditResult, bitsAfter: BitsSnapshot?, reason: String?, transactionID: String?) async throws(StorageError) {
         // One statement: the event settled and, unless the result is still unknown, the intent forgotten.
         try await statement("""
             WITH settled AS (UPDATE audit_events SET result = $1, bits_after = $2, reason = $3, transaction_id = $4
                              WHERE intent_id = $5 AND result IN ('pending', 'unknown'))
             DELETE FROM write_intents WHERE intent_id = $5 AND $1 <> 'unknown'
-            """, [.text(result.rawValue), .optional(bitsAfter), .optional(reason), .optional(transactionID), .text(id)])
+            """, [.text(result.rawValue), .optional(bitsAfter?.description), .optional(reason), .optional(transactionID), .text(id)])
     }
 
     public func unknownWriteIntents(tokenPrefix: String, limit: Int) async throws(StorageError) -> [WriteIntent] {

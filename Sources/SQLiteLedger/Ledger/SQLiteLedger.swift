@@ -148,7 +148,7 @@ public final class SQLiteLedger: Ledger {
 
     static func values(_ event: AuditEvent) -> [SQLiteValue] {
         [.integer(Int64((event.at.timeIntervalSince1970 * 1000).rounded())), .text(event.client), .text(event.action),
-         .optional(event.subject), .optional(event.bitsBefore), .optional(event.bitsAfter), .text(event.result.rawValue),
+         .optional(event.subject), .optional(event.bitsBefore?.description), .optional(event.bitsAfter?.description), .text(event.result.rawValue),
          .optional(event.reason), .optional(event.transactionID), .optional(event.tokenPrefix), .optional(event.intentID)]
     }
 
@@ -194,14 +194,14 @@ public final class SQLiteLedger: Ledger {
         }
     }
 
-    public func resolveWriteIntent(id: String, result: AuditResult, bitsAfter: String?, reason: String?, transactionID: String?) async throws(StorageError) {
+    public func resolveWriteIntent(id: String, result: AuditResult, bitsAfter: BitsSnapshot?, reason: String?, transactionID: String?) async throws(StorageError) {
         let unknownIntents = unknownIntents
         try await write { tx throws(SQLiteError) in
                 if result == .unknown { unknownIntents.raise() }
                 try tx.query("""
                     UPDATE audit_events SET result = ?, bits_after = ?, reason = ?, transaction_id = ?
                     WHERE intent_id = ? AND result IN ('pending', 'unknown')
-                    """, [.text(result.rawValue), .optional(bitsAfter), .optional(reason), .optional(transactionID), .text(id)])
+                    """, [.text(result.rawValue), .optional(bitsAfter?.description), .optional(reason), .optional(transactionID), .text(id)])
                 if result != .unknown { try tx.query("DELETE FROM write_intents WHERE intent_id = ?", [.text(id)]) }
         }
         // This may have settled the last unknown intent.

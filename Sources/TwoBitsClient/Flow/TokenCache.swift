@@ -11,7 +11,7 @@ import WireVocabulary
 /// never enter it.
 struct TokenCache {
     /// Tokens by binding key, then by tier.
-    private var tokens: [String: [String: ClientToken]] = [:]
+    private var tokens: [String: [TokenTier: ClientToken]] = [:]
     let margin: TimeInterval
 
     init(margin: TimeInterval) { self.margin = margin }
@@ -22,7 +22,7 @@ struct TokenCache {
         let kept = tokens[Self.key(binding)] ?? [:]
         let tiers: [TokenTier] = requirement == .strong ? [.appattest] : [.appattest, .devicecheck, .debug]
         for tier in tiers {
-            if let token = kept[tier.rawValue], isFresh(token, now: now) { return token }
+            if let token = kept[tier], isFresh(token, now: now) { return token }
         }
         return nil
     }

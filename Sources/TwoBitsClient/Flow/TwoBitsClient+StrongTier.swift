@@ -80,7 +80,7 @@ extension TwoBitsClient {
         } catch {
             throw relayExit(error, failed: .attestFailed)
         }
-        guard answer.tier == TokenTier.appattest.rawValue, let artifact = answer.artifact else { throw .fallback(.attestFailed) }
+        guard answer.tier == .appattest, let artifact = answer.artifact else { throw .fallback(.attestFailed) }
         await keyStore.save(AttestedKey(keyID: keyID, artifact: artifact))
         return clientToken(answer, limitedUse: limitedUse, status: nil)
     }
@@ -105,7 +105,7 @@ extension TwoBitsClient {
         } catch {
             throw relayExit(error, failed: .assertFailed)
         }
-        guard answer.tier == TokenTier.appattest.rawValue else { throw .fallback(.assertFailed) }
+        guard answer.tier == .appattest else { throw .fallback(.assertFailed) }
         return clientToken(answer, limitedUse: limitedUse, status: nil)
     }
 

@@ -1,9 +1,13 @@
+public import WireVocabulary
+
 /// TwoBits' answer carrying a token: attestations, assertions and fallback exchanges.
 public struct TokenAnswer: Sendable, Equatable, Codable {
     /// The ES256 JWS the main API verifies against TwoBits' JWKS.
     public var token: String
-    /// `appattest`, `devicecheck` or `debug`.
-    public var tier: String
+    /// `appattest`, `devicecheck` or `debug`. A tier this build does not know (a newer server's) fails decoding, so
+    /// the answer is refused as malformed (`RelayFailure.malformedAnswer`): the client cannot tell what such a token
+    /// is good for, nor cache it by tier.
+    public var tier: TokenTier
     /// Seconds until the token expires (relative, so the device's clock does not matter).
     public var expiresIn: Int
     /// Names the key in later assertions (attestations and assertions only).
@@ -11,7 +15,7 @@ public struct TokenAnswer: Sendable, Equatable, Codable {
     /// The key's counter now (attestations and assertions only).
     public var counter: Int?
 
-    public init(token: String, tier: String, expiresIn: Int, artifact: String? = nil, counter: Int? = nil) {
+    public init(token: String, tier: TokenTier, expiresIn: Int, artifact: String? = nil, counter: Int? = nil) {
         self.token = token
         self.tier = tier
         self.expiresIn = expiresIn

@@ -8,8 +8,8 @@ enum AuditCSV {
     static func render(_ events: [AuditEvent]) -> String {
         var out = header.joined(separator: ",") + "\r\n"
         for e in events {
-            let cells = [String(e.id), AdminController.iso(e.at), e.client, e.action, e.subject ?? "", e.bitsBefore ?? "", e.bitsAfter ?? "", e.result.rawValue,
-                         e.reason ?? "", e.transactionID ?? "", e.tokenPrefix ?? "", e.intentID ?? ""]
+            let cells = [String(e.id), AdminController.iso(e.at), e.client, e.action, e.subject ?? "", e.bitsBefore?.description ?? "",
+                         e.bitsAfter?.description ?? "", e.result.rawValue, e.reason ?? "", e.transactionID ?? "", e.tokenPrefix ?? "", e.intentID ?? ""]
             out += cells.map(cell).joined(separator: ",") + "\r\n"
         }
         return out

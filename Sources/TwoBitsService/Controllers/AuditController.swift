@@ -24,7 +24,7 @@ struct AuditController: Sendable {
 
         init(_ e: AuditEvent) {
             id = e.id; at = AdminController.iso(e.at); client = e.client; action = e.action; subject = e.subject
-            bits_before = e.bitsBefore; bits_after = e.bitsAfter; result = e.result.rawValue; reason = e.reason
+            bits_before = e.bitsBefore?.description; bits_after = e.bitsAfter?.description; result = e.result.rawValue; reason = e.reason
             transaction_id = e.transactionID; token_sha256_prefix = e.tokenPrefix; intent_id = e.intentID
         }
     }
