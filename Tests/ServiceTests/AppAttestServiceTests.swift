@@ -175,7 +175,7 @@ import WireFormats
                 _ = try await service.assert(keyID: keyID, assertion: signed, clientData: Data(#"{"challenge":"another"}"#.utf8), challenge: next)
             } == "client_data_mismatch", "client data must carry the challenge")
 
-            #expect(try await service.revoke(keyID: keyID, reason: "device stolen"))
+            #expect(try await service.revoke(keyID: keyID, reason: "device stolen", audit: AuditEvent(client: "test", action: .appAttestRevoke, subject: keyID, result: .ok)))
             (signed, clientData) = assertion(key, challenge: next)
             #expect(await code { () async throws(AppAttestError) in
                 _ = try await service.assert(keyID: keyID, assertion: signed, clientData: clientData, challenge: next)
@@ -196,7 +196,7 @@ import WireFormats
                 let challenge = try await service.issueChallenge().value
                 _ = try await service.attest(keyID: key.keyID.base64EncodedString(), attestationObject: attestation(key, challenge: challenge), challenge: challenge)
             }
-            #expect(try await service.revoke(keyID: revoked.keyID.base64EncodedString(), reason: "device stolen"))
+            #expect(try await service.revoke(keyID: revoked.keyID.base64EncodedString(), reason: "device stolen", audit: AuditEvent(client: "test", action: .appAttestRevoke, subject: revoked.keyID.base64EncodedString(), result: .ok)))
             let next = try await service.issueChallenge().value
             for fault in [nil, AssertionFault.badSignature] {
                 let (signed, clientData) = assertion(revoked, challenge: next, fault: fault)

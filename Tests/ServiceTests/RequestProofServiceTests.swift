@@ -206,7 +206,7 @@ final class RecordingEvents: UseCaseEvents {
             #expect(try await setup.proofs.verify(Self.proof(strangerArtifact, Self.signed(stranger, challenge: challenge))) == .refused(.keyUnknown))
             // Only the RP ID mismatch was signed by the key (after the signature): the forgeries left no audit event.
             #expect(try await refusals(setup.ledger).map { $0.reason ?? "" } == ["rp_id_mismatch"])
-            #expect(try await setup.service.revoke(keyID: key.keyID.base64EncodedString(), reason: "stolen"))
+            #expect(try await setup.service.revoke(keyID: key.keyID.base64EncodedString(), reason: "stolen", audit: AuditEvent(client: "test", action: .appAttestRevoke, subject: key.keyID.base64EncodedString(), result: .ok)))
             #expect(try await setup.proofs.verify(Self.proof(artifact, Self.signed(key, challenge: challenge))) == .refused(.keyRevoked))
         }
     }

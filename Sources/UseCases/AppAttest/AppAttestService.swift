@@ -128,12 +128,7 @@ public struct AppAttestService: Sendable {
         do { return try await ledger.appAttestKey(id: id) } catch { throw .storage(error) }
     }
 
-    /// Revokes a key: its assertions are refused from now on. False when no such key was attested.
-    public func revoke(keyID: String, reason: String) async throws(AppAttestError) -> Bool {
-        do { return try await ledger.revokeAppAttestKey(keyID: keyID, reason: reason, now: now()) } catch { throw .storage(error) }
-    }
-
-    /// Revokes a key and records `audit` in the same transaction (no revocation unaudited). False, with nothing
+    /// Revokes a key (its assertions are refused from now on) and records `audit` in the same transaction (no revocation unaudited). False, with nothing
     /// written, when no such key was attested.
     public func revoke(keyID: String, reason: String, audit: AuditEvent) async throws(AppAttestError) -> Bool {
         do { return try await ledger.revokeAppAttestKey(keyID: keyID, reason: reason, now: now(), audit: audit) } catch { throw .storage(error) }
