@@ -66,9 +66,9 @@ struct AppAttestContractTests {
         try await withStore(backend) { store in
             let ledger = try store.open()
             #expect(try await ledger.storeAppAttestKey(Self.key("k")))
-            #expect(try await ledger.revokeAppAttestKey(keyID: "nobody", reason: "x", now: now) == false)
-            #expect(try await ledger.revokeAppAttestKey(keyID: "k", reason: "stolen phone", now: now))
-            #expect(try await ledger.revokeAppAttestKey(keyID: "k", reason: "again", now: now.addingTimeInterval(60)))
+            #expect(try await ledger.revoke(keyID: "nobody", reason: "x", now: now) == false)
+            #expect(try await ledger.revoke(keyID: "k", reason: "stolen phone", now: now))
+            #expect(try await ledger.revoke(keyID: "k", reason: "again", now: now.addingTimeInterval(60)))
             let revoked = try await ledger.appAttestKey(id: "k")
             #expect(revoked?.revokedAt == now)
             #expect(revoked?.revokedReason == "stolen phone")

@@ -41,7 +41,7 @@ struct AppAttestReceiptContractTests {
             #expect(try await ledger.storeAppAttestKey(AppAttestContractTests.key("asserted", firstSeen: now.addingTimeInterval(-40 * 86_400))))
             #expect(try await ledger.advanceAppAttestCounter(keyID: "asserted", to: 1, now: now.addingTimeInterval(-86_400)) == .advanced)
             #expect(try await ledger.storeAppAttestKey(AppAttestContractTests.key("revoked", firstSeen: now)))
-            #expect(try await ledger.revokeAppAttestKey(keyID: "revoked", reason: "x", now: now))
+            #expect(try await ledger.revoke(keyID: "revoked", reason: "x", now: now))
             #expect(Set(try await lease(ledger, "a")) == ["fresh", "asserted"], "an attestation's receipt has no not-before: due at once")
 
             // Renewed: due again at its not-before, not before.
@@ -178,7 +178,7 @@ struct AppAttestReceiptContractTests {
             #expect(try await ledger.storeAppAttestKey(AppAttestContractTests.key("idle-unknown", firstSeen: now.addingTimeInterval(-40 * 86_400))))
             #expect(try await ledger.storeAttestationReceipt(keyID: "old-known", receipt: Data([1]), riskMetric: 2, notBefore: nil,
                                                              expiration: now, now: old))
-            #expect(try await ledger.revokeAppAttestKey(keyID: "old-revoked", reason: "test", now: now))
+            #expect(try await ledger.revoke(keyID: "old-revoked", reason: "test", now: now))
             let count = try await ledger.countAppAttestKeysWithUnknownMetric(attestedBefore: now.addingTimeInterval(-2 * 86_400), activeSince: activeSince)
             #expect(count == 1, "only old-unknown: new-unknown is within the grace, idle-unknown unused for 40 days")
         }

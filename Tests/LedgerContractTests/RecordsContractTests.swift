@@ -15,13 +15,13 @@ struct RecordsContractTests {
             #expect(try await ledger.pendingAction(installID: "a") == nil)
             let a = PendingDeviceAction(installID: "a", kind: .ban, reason: "fraud", client: "admin", createdAt: .ms(1_000))
             let b = PendingDeviceAction(installID: "b", kind: .unban, reason: nil, client: "admin", createdAt: .ms(2_000))
-            try await ledger.setPendingAction(a)
-            try await ledger.setPendingAction(b)
+            try await ledger.order(a)
+            try await ledger.order(b)
             #expect(try await ledger.pendingActions() == [b, a])
             #expect(try await ledger.pendingAction(installID: "a") == a)
 
             let replaced = PendingDeviceAction(installID: "a", kind: .unban, reason: "appeal", client: "support", createdAt: .ms(3_000))
-            try await ledger.setPendingAction(replaced)
+            try await ledger.order(replaced)
             #expect(try await ledger.pendingActions() == [replaced, b], "a later order replaces the earlier one")
 
             try await ledger.removePendingAction(installID: "a")
@@ -36,7 +36,7 @@ struct RecordsContractTests {
             let ledger = try store.open()
             let ban = PendingDeviceAction(installID: "a", kind: .ban, reason: "fraud", client: "admin", createdAt: .ms(1_000))
             #expect(try await ledger.claimPendingAction(installID: "a") == nil, "nothing pending")
-            try await ledger.setPendingAction(ban)
+            try await ledger.order(ban)
             #expect(try await ledger.claimPendingAction(installID: "a") == ban)
             #expect(try await ledger.claimPendingAction(installID: "a") == nil, "taken by this live process: a twin leaves it")
             #expect(try await ledger.pendingAction(installID: "a") == ban, "still listed while it is applied")
@@ -47,10 +47,10 @@ struct RecordsContractTests {
             #expect(try await ledger.pendingAction(installID: "a") == nil)
 
             // A newer order set while the older one is being applied survives the older one's completion.
-            try await ledger.setPendingAction(ban)
+            try await ledger.order(ban)
             #expect(try await ledger.claimPendingAction(installID: "a") == ban)
             let unban = PendingDeviceAction(installID: "a", kind: .unban, reason: "appeal", client: "admin", createdAt: .ms(2_000))
-            try await ledger.setPendingAction(unban)
+            try await ledger.order(unban)
             try await ledger.completePendingAction(installID: "a")
             #expect(try await ledger.pendingAction(installID: "a") == unban)
             #expect(try await ledger.claimPendingAction(installID: "a") == unban)
@@ -64,7 +64,7 @@ struct RecordsContractTests {
         try await withStore(backend) { store in
             let first = try store.open()
             let ban = PendingDeviceAction(installID: "a", kind: .ban, reason: nil, client: "admin", createdAt: .ms(1_000))
-            try await first.setPendingAction(ban)
+            try await first.order(ban)
             #expect(try await first.claimPendingAction(installID: "a") == ban)
             store.stop(first)
             let next = try store.open()

@@ -71,7 +71,7 @@ struct ReplicaTests {
     @Test func aPendingOrderRacedOnThreeReplicasIsTakenOnce() async throws {
         try await withPostgres { store in
             let replicas = try (0..<3).map { _ in try store.openPostgres() }
-            try await replicas[0].setPendingAction(PendingDeviceAction(installID: "inst", kind: .ban, reason: nil, client: "admin", createdAt: now))
+            try await replicas[0].order(PendingDeviceAction(installID: "inst", kind: .ban, reason: nil, client: "admin", createdAt: now))
             let taken = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for i in 0..<12 { group.addTask { try await replicas[i % 3].claimPendingAction(installID: "inst") != nil } }
                 return try await group.reduce(into: [Bool]()) { $0.append($1) }
@@ -86,7 +86,7 @@ struct ReplicaTests {
         try await withPostgres { store in
             let ledger = try store.openPostgres(poolSize: 1)
             let ban = PendingDeviceAction(installID: "inst", kind: .ban, reason: nil, client: "admin", createdAt: now)
-            try await ledger.setPendingAction(ban)
+            try await ledger.order(ban)
             #expect(try await ledger.pendingAction(installID: "inst") == ban)
             try store.connection().execute("ALTER TABLE pending_actions ADD COLUMN added_later TEXT")
             #expect(try await ledger.pendingActions() == [ban])
@@ -344,7 +344,7 @@ struct ReplicaTests {
             await #expect(try source.beginIdempotent(client: "c", key: "k", requestHash: "h", owner: "o", now: now) == .started)
             try await source.completeIdempotent(client: "c", key: "k", status: 201, body: Data([0, 0xff, 0x10]))
             await #expect(try source.beginIdempotent(client: "c", key: "open", requestHash: "h", owner: "o", now: now) == .started)
-            try await source.setPendingAction(PendingDeviceAction(installID: "inst", kind: .ban, reason: nil, client: "admin", createdAt: .ms(7)))
+            try await source.order(PendingDeviceAction(installID: "inst", kind: .ban, reason: nil, client: "admin", createdAt: .ms(7)))
             #expect(try await source.rememberDeviceToken(digest: "d", until: now.addingTimeInterval(60), now: now))
             #expect(try await source.consumeTokenID("j", until: now.addingTimeInterval(60), now: now))
             await #expect(try source.addDebugSecret(name: "n", digest: "g", now: .ms(9)))
@@ -360,7 +360,7 @@ struct ReplicaTests {
             let target = try store.openPostgres()
             let counts = try target.importTables(tables, replacingExisting: false).counts
             #expect(counts == tables.counts)
-            #expect(counts["audit_events"] == 5 && counts["write_intents"] == 1 && counts["idempotency_keys"] == 2)
+            #expect(counts["audit_events"] == 6 && counts["write_intents"] == 1 && counts["idempotency_keys"] == 2)
             #expect(try target.tableCounts() == counts)
 
             #expect(try await target.auditEvents(limit: 100, before: nil) == source.auditEvents(limit: 100, before: nil), "ids kept, every field")
@@ -382,7 +382,7 @@ struct ReplicaTests {
                 _ = try target.importTables(tables, replacingExisting: false)
                 Issue.record("a non-empty target was overwritten")
             } catch { #expect("\(error)".contains("not empty"), "\(error)") }
-            #expect(try target.tableCounts()["audit_events"] == 6, "nothing written by the refused copy")
+            #expect(try target.tableCounts()["audit_events"] == 7, "nothing written by the refused copy")
             #expect(try target.importTables(tables, replacingExisting: true).counts == tables.counts)
         }
     }

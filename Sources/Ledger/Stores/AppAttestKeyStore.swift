@@ -9,12 +9,9 @@ public protocol AppAttestKeyStore: Sendable {
     /// not revoked, atomically: of several callers racing with the same counter exactly one gets `.advanced`.
     /// The key counts as used at `now` (its receipt is refreshed while it is used: `AppAttestReceiptStore`).
     func advanceAppAttestCounter(keyID: String, to counter: UInt32, now: Date) async throws(StorageError) -> CounterAdvance
-    /// Revokes a key (its further assertions are refused); false when there is no such key. Revoking again
-    /// keeps the first time and reason.
-    func revokeAppAttestKey(keyID: String, reason: String, now: Date) async throws(StorageError) -> Bool
-    /// Revokes a key as `revokeAppAttestKey(keyID:reason:now:)` does and, when there is such a key, records
-    /// `audit` in the same transaction: no revocation goes unaudited. False, with nothing written, when there is
-    /// no such key.
+    /// Revokes a key (its further assertions are refused) and records `audit` in the same transaction: no
+    /// revocation goes unaudited, and the store has no other way to revoke. False, with nothing written, when
+    /// there is no such key. Revoking again keeps the first time and reason (and records its event).
     func revokeAppAttestKey(keyID: String, reason: String, now: Date, audit: AuditEvent) async throws(StorageError) -> Bool
 }
 

@@ -1,6 +1,6 @@
-/// Pending bans and unbans by install id, applied when the device next installs.
+/// Pending bans and unbans by install id, applied when the device next installs. Every order and withdrawal
+/// comes with its audit event, in the same transaction: the store has no unaudited way to write one.
 public protocol PendingOrderStore: Sendable {
-    func setPendingAction(_ action: PendingDeviceAction) async throws(StorageError)
     /// Sets the order (replacing one for the same install id) and records `audit` in the same transaction: no
     /// order without its audit event, and no audit event of an order that was not stored.
     func orderPendingAction(_ action: PendingDeviceAction, audit: AuditEvent) async throws(StorageError)

@@ -48,10 +48,6 @@ extension PostgresLedger {
         }
     }
 
-    public func revokeAppAttestKey(keyID: String, reason: String, now: Date) async throws(StorageError) -> Bool {
-        try await run { db throws(PostgresError) -> Bool in try Self.revoke(keyID: keyID, reason: reason, now: now, in: db) }
-    }
-
     public func revokeAppAttestKey(keyID: String, reason: String, now: Date, audit: AuditEvent) async throws(StorageError) -> Bool {
         try await run { db throws(PostgresError) -> Bool in
             try db.transaction { tx throws(PostgresError) -> Bool in

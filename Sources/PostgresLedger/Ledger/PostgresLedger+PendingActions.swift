@@ -1,10 +1,6 @@
 public import Ledger
 
 extension PostgresLedger {
-    public func setPendingAction(_ action: PendingDeviceAction) async throws(StorageError) {
-        try await run { db throws(PostgresError) in try Self.setPendingAction(action, in: db) }
-    }
-
     public func orderPendingAction(_ action: PendingDeviceAction, audit: AuditEvent) async throws(StorageError) {
         try await run { db throws(PostgresError) in
             try db.transaction { tx throws(PostgresError) in

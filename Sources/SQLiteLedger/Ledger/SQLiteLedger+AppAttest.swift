@@ -45,12 +45,6 @@ extension SQLiteLedger {
         }
     }
 
-    public func revokeAppAttestKey(keyID: String, reason: String, now: Date) async throws(StorageError) -> Bool {
-        try await run { (db) throws(SQLiteError) -> Bool in
-            try db.transaction { tx throws(SQLiteError) -> Bool in try Self.revoke(keyID: keyID, reason: reason, now: now, in: tx) }
-        }
-    }
-
     public func revokeAppAttestKey(keyID: String, reason: String, now: Date, audit: AuditEvent) async throws(StorageError) -> Bool {
         try await run { (db) throws(SQLiteError) -> Bool in
             try db.transaction { tx throws(SQLiteError) -> Bool in

@@ -287,10 +287,6 @@ public final class SQLiteLedger: Ledger {
 
     // MARK: Pending bans
 
-    public func setPendingAction(_ action: PendingDeviceAction) async throws(StorageError) {
-        try await run { (db) throws(SQLiteError) in try db.transaction { tx throws(SQLiteError) in try Self.setPendingAction(action, in: tx) } }
-    }
-
     public func orderPendingAction(_ action: PendingDeviceAction, audit: AuditEvent) async throws(StorageError) {
         try await run { (db) throws(SQLiteError) in
             try db.transaction { tx throws(SQLiteError) in
