@@ -374,6 +374,30 @@ def test_at_256_in_flight_over_a_100_stream_limit_calls_share_a_few_connections(
     assert not re.search(r'twobits_http_requests_total\{route="/v1/fallback-tokens",status="5\d\d"\}', metrics), metrics
 
 
+def test_a_server_with_fewer_streams_than_100_gets_connections_for_its_own_limit(world, servers, tmp_path):
+    """A host advertising 16 streams per connection (SETTINGS_MAX_CONCURRENT_STREAMS, below the 100 the client counts
+    on), 64 calls on the wire at once (two loops, 32 each): the calls beyond a connection's 16 streams are held by
+    curl (nghttp2 sends a stream's HEADERS once the server's limit allows) or go to the next connection, never one
+    connection each, and none fails for it."""
+    server = servers("few_streams", threads=2).start()
+    tokens = fresh_tokens(world, 8_000)
+    first = server.exchange(tokens.pop())
+    assert first.status == 201, first
+    before = len(server.requests())
+    report = load(world, server, tmp_path, tokens, in_flight=64, seconds=4, latency_ms=50)
+    entries = [e for e in new_entries(server, before, at_least=500) if e["uri"].startswith("/v1/")]
+    metrics = server.metrics()
+    connections = {e["connection"] for e in entries}
+    print(f"{len(entries)} Apple calls over {len(connections)} TLS connections; wrk: {report}")
+    assert len(entries) >= 500, report
+    assert all(e["protocol"] == "HTTP/2.0" and e["status"] in ("200", "499") for e in entries), [e for e in entries if e["status"] != "200"][:5]
+    # Two connections per loop carry its 32 calls at 16 streams each; at most one more per loop.
+    assert len(connections) <= 6, f"{len(entries)} calls over {len(connections)} TLS connections"
+    assert connections_opened(metrics) <= 6, metrics
+    assert report["errors"]["status"] == 0 and report["errors"]["timeout"] == 0, report
+    assert not re.search(r'twobits_http_requests_total\{route="/v1/fallback-tokens",status="5\d\d"\}', metrics), metrics
+
+
 def test_an_http1_only_host_under_load_keeps_its_connections_alive(world, servers, tmp_path):
     """64 calls in flight to a host without HTTP/2: one connection per call in flight (at most apple.max_connections
     per loop), each kept alive and used again, never one handshake per call."""

@@ -23,6 +23,8 @@ runs on one machine do not meet):
                 `return 444`: RST_STREAM on HTTP/2, the connection closed on HTTP/1.1), the others are answered
   reset_update  the good certificate, HTTP/2; every update (`/v1/update_two_bits`) is reset the same way once its
                 request headers are in (validate and query are answered): an update the client cannot know the outcome of
+  few_streams   the good certificate, HTTP/2 with FEW_STREAMS (16) streams per connection, far below the 100 curl is
+                told to use: a server's lower limit, which only its SETTINGS frame says
 
 TwoBits reaches a variant under the production names through `namespaced()`: the process runs in a private mount
 namespace (`unshare --mount`) in which /etc/hosts (and, if asked, the system's CA bundle) is a file of the test's,
@@ -55,9 +57,10 @@ APPLE_HOSTS = [
     "data.appattest.apple.com",
     "data-development.appattest.apple.com",
 ]
-VARIANTS = ["good", "http1", "expired", "self_signed", "wrong_host", "other_ca", "tls11", "weak_cipher", "stall", "goaway", "reset", "reset_update"]
+VARIANTS = ["good", "http1", "expired", "self_signed", "wrong_host", "other_ca", "tls11", "weak_cipher", "stall", "goaway", "reset", "reset_update", "few_streams"]
 REQUESTS_BEFORE_GOAWAY = 10
 STREAMS_PER_CONNECTION = 100
+FEW_STREAMS = 16
 # What nginx writes per request: enough to tell the host, the HTTP version and the TLS connection of each call, and
 # when it ended (seconds since the epoch: Benchmarks/benchlib/link.py tells a run's start from its steady state).
 LOG_FIELDS = ["server_addr", "host", "protocol", "connection", "connection_requests", "status", "method", "uri", "ssl_protocol", "msec"]
@@ -195,6 +198,7 @@ class FakeApple:
             self._server("goaway", "good", tls=f"\n        keepalive_requests {REQUESTS_BEFORE_GOAWAY};"),
             self._server("reset", "good", location="\n            if ($connection_requests = 1) { return 444; }"),
             self._server("reset_update", "good", locations="\n        location = /v1/update_two_bits { return 444; }"),
+            self._server("few_streams", "good", tls=f"\n        http2_max_concurrent_streams {FEW_STREAMS};"),
         ])
         user = "user root;" if os.geteuid() == 0 else ""
         return f"""# Written by Tests/tls/fake_apple.py; nginx runs in the foreground as the test's own process.
