@@ -347,24 +347,31 @@ def connections_opened(metrics, host=DEVICECHECK_HOST):
     return int(found.group(1)) if found else 0
 
 
+def multiplexed_load(world, servers, tmp_path, variant, tokens, in_flight, seconds, at_least):
+    """`in_flight` exchanges at once against `variant` for `seconds`, Apple answering after 50 ms: (wrk's report, the
+    Apple calls nginx served meanwhile, the server's metrics, the TLS connections they used). Checks every call went
+    over HTTP/2 and was answered (499: cancelled by TwoBits when wrk hung up on its request as it stopped)."""
+    server = servers(variant, threads=2).start()
+    tokens = fresh_tokens(world, tokens)
+    first = server.exchange(tokens.pop())
+    assert first.status == 201, first
+    before = len(server.requests())
+    report = load(world, server, tmp_path, tokens, in_flight=in_flight, seconds=seconds, latency_ms=50)
+    entries = [e for e in new_entries(server, before, at_least=at_least) if e["uri"].startswith("/v1/")]
+    connections = {e["connection"] for e in entries}
+    print(f"{len(entries)} Apple calls over {len(connections)} TLS connections; wrk: {report}")
+    assert len(entries) >= at_least, report
+    assert all(e["protocol"] == "HTTP/2.0" and e["status"] in ("200", "499") for e in entries), [e for e in entries if e["status"] != "200"][:5]
+    return report, entries, server.metrics(), connections
+
+
 def test_at_256_in_flight_over_a_100_stream_limit_calls_share_a_few_connections(world, servers, tmp_path):
     """256 Apple calls on the wire at once (two loops: 128 each, over nginx's 100 streams per connection): each loop
     needs two connections, and calls beyond a connection's streams wait for a stream or the second connection, never
     for a connection of their own; none fails for it."""
-    server = servers("good", threads=2).start()
-    tokens = fresh_tokens(world, 20_000)
-    first = server.exchange(tokens.pop())
-    assert first.status == 201, first
-    before = len(server.requests())
-    report = load(world, server, tmp_path, tokens, in_flight=256, seconds=5, latency_ms=50)
-    entries = [e for e in new_entries(server, before, at_least=1000) if e["uri"].startswith("/v1/")]
-    metrics = server.metrics()
+    report, entries, metrics, connections = multiplexed_load(world, servers, tmp_path, "good", tokens=20_000, in_flight=256,
+                                                             seconds=5, at_least=1000)
     calls = len(entries)
-    connections = {e["connection"] for e in entries}
-    print(f"{calls} Apple calls over {len(connections)} TLS connections; wrk: {report}")
-    assert calls >= 1000, report
-    # 499: a call TwoBits cancelled because wrk hung up on its request when it stopped.
-    assert all(e["protocol"] == "HTTP/2.0" and e["status"] in ("200", "499") for e in entries), [e for e in entries if e["status"] != "200"][:5]
     # Two loops, 128 calls each on a 100-stream limit: two connections per loop, a spare one at most.
     assert len(connections) <= 6, f"{calls} calls over {len(connections)} TLS connections"
     # What the server counts itself agrees with what nginx saw.
@@ -379,18 +386,8 @@ def test_a_server_with_fewer_streams_than_100_gets_connections_for_its_own_limit
     on), 64 calls on the wire at once (two loops, 32 each): the calls beyond a connection's 16 streams are held by
     curl (nghttp2 sends a stream's HEADERS once the server's limit allows) or go to the next connection, never one
     connection each, and none fails for it."""
-    server = servers("few_streams", threads=2).start()
-    tokens = fresh_tokens(world, 8_000)
-    first = server.exchange(tokens.pop())
-    assert first.status == 201, first
-    before = len(server.requests())
-    report = load(world, server, tmp_path, tokens, in_flight=64, seconds=4, latency_ms=50)
-    entries = [e for e in new_entries(server, before, at_least=500) if e["uri"].startswith("/v1/")]
-    metrics = server.metrics()
-    connections = {e["connection"] for e in entries}
-    print(f"{len(entries)} Apple calls over {len(connections)} TLS connections; wrk: {report}")
-    assert len(entries) >= 500, report
-    assert all(e["protocol"] == "HTTP/2.0" and e["status"] in ("200", "499") for e in entries), [e for e in entries if e["status"] != "200"][:5]
+    report, entries, metrics, connections = multiplexed_load(world, servers, tmp_path, "few_streams", tokens=8_000, in_flight=64,
+                                                             seconds=4, at_least=500)
     # Two connections per loop carry its 32 calls at 16 streams each; at most one more per loop.
     assert len(connections) <= 6, f"{len(entries)} calls over {len(connections)} TLS connections"
     assert connections_opened(metrics) <= 6, metrics
