@@ -443,6 +443,30 @@ final class RawClient {
         }
     }
 
+    /// The raise itself: with the soft limit below the hard one (one below: nothing else in the process notices),
+    /// starting a server lifts it to the hard limit.
+    @Test func aSoftOpenFileLimitBelowTheHardOneIsRaised() throws {
+        var limit = rlimit()
+        #expect(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+        guard limit.rlim_max != rlim_t.max, limit.rlim_max > 1 else { return }   // unlimited: raised to 1 << 20, seen above
+        var lowered = limit
+        lowered.rlim_cur = limit.rlim_max - 1
+        #expect(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &lowered) == 0)
+        #expect(OpenFileLimit.current.soft == Int(limit.rlim_max) - 1)
+        let raised = OpenFileLimit.raiseToHard()
+        #expect(raised.soft == raised.hard && raised.hard == Int(limit.rlim_max))
+    }
+
+    /// An address that is not this machine's (TEST-NET-1) cannot be listened on: `start` says so, and leaves
+    /// nothing listening or running.
+    @Test func aServerThatCannotListenSaysWhereAndStartsNothing() async throws {
+        var config = HTTPServerConfiguration()
+        config.host = "192.0.2.1"
+        config.port = 18_443
+        let server = HTTPServer(configuration: config, edge: TestEdge(headCheck: nil), handler: { _ in .text(200, "ok") })
+        #expect(throws: HTTPServerError.cannotListen(host: "192.0.2.1", port: 18_443)) { try server.start() }
+    }
+
     @Test func queryStringDecoding() throws {
         #expect(try QueryString.decode("a=1&b=x%20y+z", maxParameters: 10).get() == ["a": "1", "b": "x y z"])
         #expect(throws: HTTPRefusal.self) { try QueryString.decode("a=1&b=2&a=1", maxParameters: 10).get() }

@@ -24,12 +24,9 @@ extension AppleRootCertificates {
         """
 
     /// Apple Root CA - G3, parsed once.
-    public static let appleRootCAG3: X509Certificate = {
-        do { return try X509Certificate(pem: appleRootCAG3PEM) } catch { fatalError("the compiled-in Apple Root CA - G3 does not parse: \(error)") }
-    }()
+    // `try!`: compiled-in bytes that do not parse are a build that must not start (the error is in the trap's message).
+    public static let appleRootCAG3: X509Certificate = try! X509Certificate(pem: appleRootCAG3PEM)
 
     /// A chain verifier trusting Apple Root CA - G3 alone, built once (it remembers the receipts' intermediate).
-    public static let receiptVerifier: CertificateChainVerifier = {
-        do { return try CertificateChainVerifier(roots: [appleRootCAG3]) } catch { fatalError("cannot build the receipt trust store: \(error)") }
-    }()
+    public static let receiptVerifier: CertificateChainVerifier = try! CertificateChainVerifier(roots: [appleRootCAG3])
 }

@@ -48,17 +48,12 @@ public enum AppleRootCertificates {
         """
 
     /// Apple App Attestation CA 1, parsed once (see `appAttestationCA1PEM`).
-    public static let appAttestationCA1: X509Certificate = {
-        do { return try X509Certificate(pem: appAttestationCA1PEM) } catch { fatalError("the compiled-in App Attestation CA 1 does not parse: \(error)") }
-    }()
+    // `try!`: compiled-in bytes that do not parse are a build that must not start (the error is in the trap's message).
+    public static let appAttestationCA1: X509Certificate = try! X509Certificate(pem: appAttestationCA1PEM)
 
     /// The App Attestation root, parsed once.
-    public static let appAttestationRoot: X509Certificate = {
-        do { return try X509Certificate(pem: appAttestationRootPEM) } catch { fatalError("the compiled-in App Attestation root does not parse: \(error)") }
-    }()
+    public static let appAttestationRoot: X509Certificate = try! X509Certificate(pem: appAttestationRootPEM)
 
     /// A chain verifier trusting the App Attestation root alone, built once.
-    public static let appAttestationVerifier: CertificateChainVerifier = {
-        do { return try CertificateChainVerifier(roots: [appAttestationRoot]) } catch { fatalError("cannot build the App Attestation trust store: \(error)") }
-    }()
+    public static let appAttestationVerifier: CertificateChainVerifier = try! CertificateChainVerifier(roots: [appAttestationRoot])
 }

@@ -14,19 +14,15 @@ class DaemonHooks {
     }
 
     /// A request line arrived: the retained exchange that becomes the request's `con_cls`.
-    func openExchange(connection: OpaquePointer, target: String, tracked: ConnectionTracker.Connection?) -> UnsafeMutableRawPointer {
-        fatalError("overridden by LoopDaemon")
-    }
+    func openExchange(connection: OpaquePointer, target: String, tracked: ConnectionTracker.Connection?) -> UnsafeMutableRawPointer { overridden() }
 
     /// One call of libmicrohttpd's access handler.
     func access(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
                 uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
-                conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        fatalError("overridden by LoopDaemon")
-    }
+                conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result { overridden() }
 
     /// The exchange is over: releases what `openExchange` retained.
-    func closeExchange(_ raw: UnsafeMutableRawPointer) {
-        fatalError("overridden by LoopDaemon")
-    }
+    func closeExchange(_ raw: UnsafeMutableRawPointer) { overridden() }
+
+    private func overridden(_ function: StaticString = #function) -> Never { fatalError("\(function) is overridden by LoopDaemon") }
 }

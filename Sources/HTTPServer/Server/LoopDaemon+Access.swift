@@ -8,11 +8,8 @@ extension LoopDaemon {
     func handleAccess(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
                       uploadData: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>,
                       conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
-        if conCls.pointee == nil {
-            let tracked = twobits_mhd_socket_context(connection).map { Unmanaged<ConnectionTracker.Connection>.fromOpaque($0).takeUnretainedValue() }
-            let target = url.map { String(cString: $0) } ?? "/"
-            conCls.pointee = openExchange(connection: connection, target: target, tracked: tracked)
-        }
+        // The request-line callback (MHD_OPTION_URI_LOG_CALLBACK) opened the exchange: libmicrohttpd calls it
+        // before the access handler, and its answer is the request's first `con_cls`.
         guard let raw = conCls.pointee else { return .NO }
         let exchange = Unmanaged<ConnectionExchange<Context>>.fromOpaque(raw).takeUnretainedValue()
 
