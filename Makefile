@@ -62,6 +62,7 @@ mutate: deps
 # Line coverage per product module, Swift and Python suites together, beside a throw-away PostgreSQL cluster as
 # `make test` (.ci/postgres.sh; .build-cov; report in .build-cov/coverage/). Target: 95 % of lines per module.
 coverage: deps
+	@.ci/build-commit.sh
 	@nice -n 10 Tests/coverage/coverage.sh
 
 # Release build, then the full matrix, each run raced against the Go peer (Benchmarks/README.md), then issue 9's
