@@ -457,14 +457,15 @@ final class RawClient {
         #expect(raised.soft == raised.hard && raised.hard == Int(limit.rlim_max))
     }
 
-    /// An address that is not this machine's (TEST-NET-1) cannot be listened on: `start` says so, and leaves
-    /// nothing listening or running.
-    @Test func aServerThatCannotListenSaysWhereAndStartsNothing() async throws {
+    /// An address that is not this machine's (TEST-NET-1), on port 0 (so no port is checked before the daemons
+    /// start): the first loop's daemon cannot bind, and `start` says where instead of serving on fewer loops.
+    /// (A port already taken is refused before any daemon starts: ServerStartErrorTests.)
+    @Test func aDaemonThatCannotBindFailsTheStartNamingTheAddress() async throws {
         var config = HTTPServerConfiguration()
         config.host = "192.0.2.1"
-        config.port = 18_443
+        config.port = 0
         let server = HTTPServer(configuration: config, edge: TestEdge(headCheck: nil), handler: { _ in .text(200, "ok") })
-        #expect(throws: HTTPServerError.cannotListen(host: "192.0.2.1", port: 18_443)) { try server.start() }
+        #expect(throws: HTTPServerError.cannotListen(host: "192.0.2.1", port: 0)) { try server.start() }
     }
 
     @Test func queryStringDecoding() throws {
