@@ -11,12 +11,12 @@ final class CurlMultiRegistry: Sendable {
     private let state = Lock<State>(State())
 
     private struct State {
-        var made: [LoopBound<WeakMulti>] = []
+        var made: [Weak] = []
         var closed = false
     }
 
-    /// A multi handle the registry does not keep alive: its loop owns it (loop-local storage).
-    private struct WeakMulti { weak var multi: CurlMulti? }
+    // Unchecked: a CurlMulti is used only on its loop's thread; elsewhere `closeAll` reads just its `loop` to go there.
+    private struct Weak: @unchecked Sendable { weak var multi: CurlMulti? }
 
     init(maxConnectionsPerHost: Int, maxTotalConnections: Int) {
         self.maxConnectionsPerHost = maxConnectionsPerHost
@@ -29,7 +29,7 @@ final class CurlMultiRegistry: Sendable {
         let multi = loop.local(for: key) {
             let multi = CurlMulti(loop: loop, maxConnectionsPerHost: maxConnectionsPerHost, maxTotalConnections: maxTotalConnections)
             madeClosed = state.withLock { s -> Bool in
-                s.made.append(LoopBound(WeakMulti(multi: multi), loop: loop))
+                s.made.append(Weak(multi: multi))
                 return s.closed
             }
             if madeClosed { multi.close() }
@@ -42,24 +42,22 @@ final class CurlMultiRegistry: Sendable {
 
     /// Closes every multi handle, each on its own loop, and frees it there.
     func closeAll() {
-        let made = state.withLock { s -> [LoopBound<WeakMulti>] in
+        let made = state.withLock { s -> [Weak] in
             s.closed = true
             return s.made
         }
         let key = self.key
         for entry in made {
-            if entry.loop.inLoop {
-                Self.close(entry, key: key)
+            guard let multi = entry.multi else { continue }
+            if multi.loop.inLoop {
+                multi.close()
+                multi.loop.removeLocal(for: key)
             } else {
-                entry.loop.execute { Self.close(entry, key: key) }
+                multi.loop.execute { [entry] in
+                    entry.multi?.close()
+                    EventLoop.current?.removeLocal(for: key)
+                }
             }
         }
-    }
-
-    /// On the entry's loop: closes its multi handle, if the loop still has it, and lets the loop free it.
-    private static func close(_ entry: LoopBound<WeakMulti>, key: LoopLocalKey) {
-        guard let multi = entry.value.multi else { return }
-        multi.close()
-        entry.loop.removeLocal(for: key)
     }
 }
